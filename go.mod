@@ -1,0 +1,3 @@
+module rebalsim
+
+go 1.26.8

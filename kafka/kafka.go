@@ -1,0 +1,203 @@
+// Package kafka holds the vocabulary every layer of rebalsim shares: topics,
+// partitions, assignments and the names Kafka gives to rebalance protocols.
+//
+// It is a leaf package with no behaviour beyond small set operations on
+// assignments, so that assignors, protocol models, the simulator and the
+// reports speak about partitions in the same types. Every function that
+// returns a collection returns it in a deterministic order (topics by name,
+// partitions ascending): nothing here leaks Go map iteration order.
+package kafka
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// TopicPartition names one partition of one topic.
+type TopicPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+func (tp TopicPartition) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
+
+// Less orders partitions by topic name, then partition number.
+func (tp TopicPartition) Less(o TopicPartition) bool {
+	if tp.Topic != o.Topic {
+		return tp.Topic < o.Topic
+	}
+	return tp.Partition < o.Partition
+}
+
+// SortPartitions sorts tps in (topic, partition) order.
+func SortPartitions(tps []TopicPartition) {
+	slices.SortFunc(tps, func(a, b TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+}
+
+// Topic is a topic's metadata as the group sees it.
+type Topic struct {
+	Name       string `json:"name"`
+	Partitions int32  `json:"partitions"`
+}
+
+// Assignment maps a topic name to a set of its partitions. Partition lists
+// are kept sorted ascending and free of duplicates by the functions in this
+// package; code that builds one by hand should call Normalize.
+type Assignment map[string][]int32
+
+// Topics returns the assignment's topics that hold at least one partition,
+// sorted by name.
+func (a Assignment) Topics() []string {
+	ts := make([]string, 0, len(a))
+	for t, ps := range a {
+		if len(ps) > 0 {
+			ts = append(ts, t)
+		}
+	}
+	sort.Strings(ts)
+	return ts
+}
+
+// Size is the number of partitions in the assignment.
+func (a Assignment) Size() int {
+	n := 0
+	for _, ps := range a {
+		n += len(ps)
+	}
+	return n
+}
+
+// Partitions lists the assignment as sorted topic-partitions.
+func (a Assignment) Partitions() []TopicPartition {
+	out := make([]TopicPartition, 0, a.Size())
+	for _, t := range a.Topics() {
+		for _, p := range a[t] {
+			out = append(out, TopicPartition{t, p})
+		}
+	}
+	return out
+}
+
+// Contains reports whether the assignment holds tp.
+func (a Assignment) Contains(tp TopicPartition) bool {
+	_, ok := slices.BinarySearch(a[tp.Topic], tp.Partition)
+	return ok
+}
+
+// Clone returns a deep copy.
+func (a Assignment) Clone() Assignment {
+	c := make(Assignment, len(a))
+	for t, ps := range a {
+		if len(ps) > 0 {
+			c[t] = slices.Clone(ps)
+		}
+	}
+	return c
+}
+
+// Normalize sorts and de-duplicates every partition list in place and drops
+// empty topics.
+func (a Assignment) Normalize() Assignment {
+	for t, ps := range a {
+		if len(ps) == 0 {
+			delete(a, t)
+			continue
+		}
+		slices.Sort(ps)
+		a[t] = slices.Compact(ps)
+	}
+	return a
+}
+
+// Equal reports whether two assignments hold the same partitions.
+func (a Assignment) Equal(b Assignment) bool {
+	if a.Size() != b.Size() {
+		return false
+	}
+	for t, ps := range a {
+		if !slices.Equal(ps, b[t]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Minus returns the partitions of a that are not in b.
+func (a Assignment) Minus(b Assignment) Assignment {
+	out := Assignment{}
+	for t, ps := range a {
+		for _, p := range ps {
+			if _, ok := slices.BinarySearch(b[t], p); !ok {
+				out[t] = append(out[t], p)
+			}
+		}
+	}
+	return out
+}
+
+// Intersect returns the partitions in both a and b.
+func (a Assignment) Intersect(b Assignment) Assignment {
+	out := Assignment{}
+	for t, ps := range a {
+		for _, p := range ps {
+			if _, ok := slices.BinarySearch(b[t], p); ok {
+				out[t] = append(out[t], p)
+			}
+		}
+	}
+	return out
+}
+
+// Union returns the partitions in a or b.
+func (a Assignment) Union(b Assignment) Assignment {
+	out := a.Clone()
+	for t, ps := range b {
+		out[t] = append(out[t], ps...)
+	}
+	return out.Normalize()
+}
+
+// FromPartitions builds an assignment from a list of topic-partitions.
+func FromPartitions(tps []TopicPartition) Assignment {
+	a := Assignment{}
+	for _, tp := range tps {
+		a[tp.Topic] = append(a[tp.Topic], tp.Partition)
+	}
+	return a.Normalize()
+}
+
+// String renders the assignment compactly and deterministically, e.g.
+// "orders[0 1 2] payments[3]".
+func (a Assignment) String() string {
+	var b strings.Builder
+	for i, t := range a.Topics() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s%v", t, a[t])
+	}
+	return b.String()
+}
+
+// RebalanceProtocol is a classic-protocol client's rebalance protocol
+// (ConsumerPartitionAssignor.RebalanceProtocol). Higher is newer.
+type RebalanceProtocol int
+
+const (
+	Eager RebalanceProtocol = iota
+	Cooperative
+)
+
+func (p RebalanceProtocol) String() string {
+	if p == Cooperative {
+		return "COOPERATIVE"
+	}
+	return "EAGER"
+}

@@ -1,0 +1,174 @@
+package sim
+
+import "time"
+
+// Result is the outcome of one run of a scenario under one protocol: the
+// machine-readable contract of DESIGN.md ("Results").
+type Result struct {
+	Scenario string `json:"scenario"`
+	Protocol string `json:"protocol"`
+	Seed     uint64 `json:"seed"`
+	// WindowStart and WindowEnd bound the measurement window (seconds of
+	// virtual time): from the first disturbance to the horizon.
+	WindowStart float64 `json:"window_start_seconds"`
+	WindowEnd   float64 `json:"window_end_seconds"`
+
+	Metrics Metrics `json:"metrics"`
+	// Convergence lists, per disturbance, how long the group took to be stable again.
+	Convergence []Convergence `json:"convergence"`
+	// Members holds per-member KIP-429 client metrics, sorted by member.
+	Members []MemberMetrics `json:"members"`
+	// Findings are safety and liveness violations; empty for a healthy run.
+	Findings []Finding `json:"findings"`
+	// Timeline is the per-partition ownership history (for CSV and charts).
+	Timeline []Segment `json:"timeline"`
+	// MemberTimeline is the per-member activity history (swim lanes).
+	MemberTimeline []MemberSegment `json:"member_timeline"`
+	// Series are sampled over virtual time for charts.
+	Series Series `json:"series"`
+	// Disturbances are the scenario events as they happened.
+	Disturbances []Disturbance `json:"disturbances"`
+	// Events counts the kernel events the run executed.
+	Events uint64 `json:"events"`
+}
+
+// Metrics are the protocol-neutral metrics, computed from the ownership
+// ledger over the measurement window. JSON names are the contract.
+type Metrics struct {
+	Rebalances               int     `json:"rebalances"`
+	MovedPartitions          int     `json:"moved_partitions"`
+	Revocations              int     `json:"revocations"`
+	DowntimePartitionSeconds float64 `json:"downtime_partition_seconds"`
+	MaxPartitionGapSeconds   float64 `json:"max_partition_gap_seconds"`
+	MemberIdleSeconds        float64 `json:"member_idle_seconds"`
+	ConvergenceSeconds       float64 `json:"convergence_seconds"`
+	Converged                bool    `json:"converged"`
+	DoubleOwnershipSeconds   float64 `json:"double_ownership_seconds"`
+	ZombieProcessingSeconds  float64 `json:"zombie_processing_seconds"`
+	PeakLagRecords           float64 `json:"peak_lag_records"`
+	LagRecoverySeconds       float64 `json:"lag_recovery_seconds"`
+	DuplicateRecords         float64 `json:"duplicate_records"`
+}
+
+// MetricNames lists the numeric metrics of Metrics by their JSON names, in
+// the order of the contract; expectations and reports refer to them so.
+func MetricNames() []string {
+	return []string{
+		"rebalances", "moved_partitions", "revocations",
+		"downtime_partition_seconds", "max_partition_gap_seconds",
+		"member_idle_seconds", "convergence_seconds",
+		"double_ownership_seconds", "zombie_processing_seconds",
+		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
+	}
+}
+
+// Value returns a metric by its JSON name.
+func (m Metrics) Value(name string) (float64, bool) {
+	switch name {
+	case "rebalances":
+		return float64(m.Rebalances), true
+	case "moved_partitions":
+		return float64(m.MovedPartitions), true
+	case "revocations":
+		return float64(m.Revocations), true
+	case "downtime_partition_seconds":
+		return m.DowntimePartitionSeconds, true
+	case "max_partition_gap_seconds":
+		return m.MaxPartitionGapSeconds, true
+	case "member_idle_seconds":
+		return m.MemberIdleSeconds, true
+	case "convergence_seconds":
+		return m.ConvergenceSeconds, true
+	case "double_ownership_seconds":
+		return m.DoubleOwnershipSeconds, true
+	case "zombie_processing_seconds":
+		return m.ZombieProcessingSeconds, true
+	case "peak_lag_records":
+		return m.PeakLagRecords, true
+	case "lag_recovery_seconds":
+		return m.LagRecoverySeconds, true
+	case "duplicate_records":
+		return m.DuplicateRecords, true
+	}
+	return 0, false
+}
+
+// LowerIsBetter reports, for comparison tables, which direction is better.
+// Every contract metric is a cost, so lower is better for all of them.
+func LowerIsBetter(name string) bool { return true }
+
+// Convergence is the time the group needed to be stable again after one disturbance.
+type Convergence struct {
+	Disturbance string  `json:"disturbance"`
+	At          float64 `json:"at_seconds"`
+	Seconds     float64 `json:"seconds"`
+	Converged   bool    `json:"converged"`
+}
+
+// MemberMetrics are one member's client metrics under Kafka's names
+// (consumer-coordinator-metrics, KIP-429), keyed and sorted by name.
+type MemberMetrics struct {
+	Member  string        `json:"member"`
+	Metrics []NamedMetric `json:"metrics"`
+}
+
+// NamedMetric is one metric with its Kafka name.
+type NamedMetric struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// Finding is a safety or liveness violation.
+type Finding struct {
+	Kind       string   `json:"kind"` // double_ownership | zombie_processing | not_converged | join_failure
+	At         float64  `json:"at_seconds"`
+	Members    []string `json:"members"`
+	Partitions []string `json:"partitions,omitempty"`
+	Detail     string   `json:"detail"`
+}
+
+// Segment is a stretch of time during which one partition had one owner (or
+// none: Owner ""), with that owner's processing state.
+type Segment struct {
+	Partition string  `json:"partition"`
+	Owner     string  `json:"owner"`
+	Start     float64 `json:"start"`
+	End       float64 `json:"end"`
+	// State is processing | stalled | unowned | double.
+	State string `json:"state"`
+}
+
+// MemberSegment is a stretch of time of one member in one activity state:
+// processing | rebalancing | paused | stalled | fenced | down | idle.
+type MemberSegment struct {
+	Member string  `json:"member"`
+	State  string  `json:"state"`
+	Start  float64 `json:"start"`
+	End    float64 `json:"end"`
+}
+
+// Series holds metrics sampled at fixed virtual-time steps for charts.
+type Series struct {
+	Step float64 `json:"step_seconds"`
+	// Times are the sample instants in seconds.
+	Times []float64 `json:"times"`
+	// Processing is the fraction of partitions being processed.
+	Processing []float64 `json:"processing_fraction"`
+	// Lag is the total consumer lag in records.
+	Lag []float64 `json:"lag_records"`
+	// Moved and Revocations are cumulative counts.
+	Moved       []float64 `json:"moved_cumulative"`
+	Revocations []float64 `json:"revocations_cumulative"`
+}
+
+// Disturbance is a scenario event as it happened.
+type Disturbance struct {
+	Kind    string   `json:"kind"`
+	Members []string `json:"members,omitempty"`
+	Start   float64  `json:"start"`
+	End     float64  `json:"end"`
+	Label   string   `json:"label"`
+}
+
+// Seconds converts a virtual duration to seconds for results.
+func Seconds(d time.Duration) float64 { return d.Seconds() }

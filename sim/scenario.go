@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"time"
+)
+
+// Scenario is a validated, typed scenario: a group, its members and a
+// timeline of disturbances. The scenarios package builds one from YAML;
+// Go code may build one directly. Run treats it as read-only.
+type Scenario struct {
+	Name        string
+	Description string
+	Seed        uint64
+	// Duration is the simulated horizon.
+	Duration time.Duration
+	// Protocols names the models to run (eager, cooperative, nextgen).
+	Protocols []string
+	Topics    []TopicSpec
+	Network   NetworkSpec
+	// Defaults apply to every member, under the member's own settings.
+	Defaults ConsumerSettings
+	Group    GroupConfig
+	Members  []MemberSpec
+	// Events are sorted by At (stable for equal times, in file order).
+	Events []Event
+	// Source is the file the scenario came from, for messages ("" if built in Go).
+	Source string
+}
+
+// TopicSpec is a topic at the start of the run.
+type TopicSpec struct {
+	Name       string
+	Partitions int32
+	// Rate is the records per second produced to each partition (lag model).
+	Rate float64
+}
+
+// NetworkSpec describes the one-way latency between a member and the coordinator.
+type NetworkSpec struct {
+	Latency Distribution
+}
+
+// DistKind names a latency distribution.
+type DistKind string
+
+const (
+	DistConstant  DistKind = "constant"
+	DistUniform   DistKind = "uniform"
+	DistLogNormal DistKind = "lognormal"
+)
+
+// Distribution is a distribution of durations.
+//   - constant: Value
+//   - uniform: between Min and Max
+//   - lognormal: given its Median and its 99th percentile P99
+type Distribution struct {
+	Kind   DistKind
+	Value  time.Duration
+	Min    time.Duration
+	Max    time.Duration
+	Median time.Duration
+	P99    time.Duration
+}
+
+// GroupConfig holds the broker-side settings of the group coordinator.
+// Zero values mean Kafka's default (see DefaultGroupConfig).
+type GroupConfig struct {
+	// InitialRebalanceDelay is group.initial.rebalance.delay.ms (classic).
+	InitialRebalanceDelay time.Duration
+	// HeartbeatInterval is group.consumer.heartbeat.interval.ms (consumer protocol).
+	HeartbeatInterval time.Duration
+	// SessionTimeout is group.consumer.session.timeout.ms (consumer protocol).
+	SessionTimeout time.Duration
+	// Assignor is the default server assignor (uniform | range).
+	Assignor string
+	// MigrationPolicy is group.consumer.migration.policy
+	// (bidirectional | upgrade | downgrade | disabled).
+	MigrationPolicy string
+	// AssignmentInterval is the newer group.consumer.assignment.interval.ms rate
+	// limit on target recomputation; 0 disables it (the 4.0 behaviour).
+	AssignmentInterval time.Duration
+	// MinSessionTimeout and MaxSessionTimeout bound classic members' session
+	// timeouts (group.min/max.session.timeout.ms).
+	MinSessionTimeout time.Duration
+	MaxSessionTimeout time.Duration
+	// MaxSize is group.max.size / group.consumer.max.size; 0 = unlimited.
+	MaxSize int
+}
+
+// DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3).
+func DefaultGroupConfig() GroupConfig {
+	return GroupConfig{
+		InitialRebalanceDelay: 3 * time.Second,
+		HeartbeatInterval:     5 * time.Second,
+		SessionTimeout:        45 * time.Second,
+		Assignor:              "uniform",
+		MigrationPolicy:       "bidirectional",
+		MinSessionTimeout:     6 * time.Second,
+		MaxSessionTimeout:     30 * time.Minute,
+	}
+}
+
+// MemberSpec is one consumer process of the scenario.
+type MemberSpec struct {
+	// ID names the process (and is its client.id); events refer to it.
+	ID string
+	// Start is when the process first starts and subscribes.
+	Start time.Duration
+	// Settings are this member's own configs, over Scenario.Defaults.
+	Settings ConsumerSettings
+	// Line is the source line of the member's entry (0 if unknown).
+	Line int
+}
+
+// ConsumerSettings is a partial consumer configuration: nil fields are unset
+// and fall through to the layer below (member → defaults → run protocol →
+// Kafka defaults). The same type describes the `defaults:` block, a member's
+// own keys and the `set:` patch of a rolling restart.
+type ConsumerSettings struct {
+	// Protocol is the shorthand eager | cooperative | nextgen.
+	Protocol *string
+	// GroupProtocol is group.protocol: classic | consumer.
+	GroupProtocol *string
+	// Assignors is partition.assignment.strategy (classic), in preference order.
+	Assignors *[]string
+	// RemoteAssignor is group.remote.assignor (consumer protocol); "" = broker default.
+	RemoteAssignor *string
+	// GroupInstanceID is group.instance.id; Static sets it to the member's ID.
+	GroupInstanceID *string
+	Static          *bool
+
+	SessionTimeout     *time.Duration
+	HeartbeatInterval  *time.Duration
+	MaxPollInterval    *time.Duration
+	RequestTimeout     *time.Duration
+	RetryBackoff       *time.Duration
+	EnableAutoCommit   *bool
+	AutoCommitInterval *time.Duration
+	MetadataMaxAge     *time.Duration
+	MaxPollRecords     *int
+
+	// ProcessingRate is the records per second the member can process.
+	ProcessingRate *float64
+	// CommitLatency is the time a synchronous offset commit takes (before revocation).
+	CommitLatency *time.Duration
+	// RevokeCallback, AssignCallback and LostCallback are the time the
+	// application spends in onPartitionsRevoked / Assigned / Lost.
+	RevokeCallback *time.Duration
+	AssignCallback *time.Duration
+	LostCallback   *time.Duration
+	// Subscription is the topics the member subscribes to; nil = every topic.
+	Subscription *[]string
+}
+
+// ConsumerConfig is a member's resolved configuration.
+type ConsumerConfig struct {
+	ClientID           string
+	GroupProtocol      string // classic | consumer
+	Assignors          []string
+	RemoteAssignor     string
+	GroupInstanceID    string // "" = dynamic member
+	SessionTimeout     time.Duration
+	HeartbeatInterval  time.Duration
+	MaxPollInterval    time.Duration
+	RequestTimeout     time.Duration
+	RetryBackoff       time.Duration
+	EnableAutoCommit   bool
+	AutoCommitInterval time.Duration
+	MetadataMaxAge     time.Duration
+	MaxPollRecords     int
+	ProcessingRate     float64
+	CommitLatency      time.Duration
+	RevokeCallback     time.Duration
+	AssignCallback     time.Duration
+	LostCallback       time.Duration
+	Subscription       []string
+}
+
+// EventKind names a scenario disturbance.
+type EventKind string
+
+const (
+	EventStart            EventKind = "start"             // start (join) a member that is not running
+	EventLeave            EventKind = "leave"             // graceful close: LeaveGroup (dynamic members)
+	EventCrash            EventKind = "crash"             // process dies, no LeaveGroup
+	EventRestart          EventKind = "restart"           // down for For, then back
+	EventPause            EventKind = "pause"             // stop-the-world GC for For
+	EventStall            EventKind = "stall"             // poll loop blocked for For
+	EventNetworkPartition EventKind = "network_partition" // members cut off from the coordinator for For
+	EventRollingRestart   EventKind = "rolling_restart"   // restart Members one by one, Interval apart
+	EventAddPartitions    EventKind = "add_partitions"    // Topic grows to Partitions
+	EventSubscribe        EventKind = "subscribe"         // Members change subscription to Topics
+)
+
+// Event is one scenario disturbance.
+type Event struct {
+	At      time.Duration
+	Kind    EventKind
+	Members []string // targets, resolved (never "all")
+	// For is the length of a pause, stall or network partition, and the
+	// down time of a restart.
+	For time.Duration
+	// Interval separates consecutive restarts of a rolling restart.
+	Interval time.Duration
+	// Graceful restarts close the consumer (LeaveGroup for dynamic members)
+	// before going down; otherwise the process is killed.
+	Graceful bool
+	// Set is applied to a member's settings when it comes back from a restart.
+	Set ConsumerSettings
+	// Topic and Partitions describe add_partitions.
+	Topic      string
+	Partitions int32
+	// Topics is the new subscription of a subscribe event.
+	Topics []string
+	// Line is the event's source line (0 if unknown).
+	Line int
+}
+
+// Expectation is one entry of a scenario's `expect:` list, checked by
+// `rebalsim check`.
+type Expectation struct {
+	// Protocols limits the expectation to these runs; empty = every run.
+	Protocols []string
+	// Bounds are max_<metric> / min_<metric> keys.
+	Bounds []Bound
+	// ConvergedWithin bounds convergence_seconds and requires converged: true.
+	ConvergedWithin    *time.Duration
+	NoDoubleOwnership  bool
+	NoZombieProcessing bool
+	Line               int
+}
+
+// Bound limits one result metric (see MetricNames).
+type Bound struct {
+	Metric string
+	// Max is an upper bound when IsMax, else a lower bound.
+	IsMax bool
+	Value float64
+}
