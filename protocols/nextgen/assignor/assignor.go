@@ -1,6 +1,56 @@
 // Package assignor implements the KIP-848 server-side assignors (uniform,
 // with its homogeneous and heterogeneous builders, and range) as pure
-// functions of a GroupSpec, as the group coordinator runs them.
+// functions of a GroupSpec, as the group coordinator runs them
+// (org.apache.kafka.coordinator.group.assignor, reference §4.8).
+//
+// Under KIP-848 the coordinator, not a group leader, computes the target
+// assignment: whenever the group epoch moves past the target epoch it hands
+// the chosen assignor every member's subscription and current target, and
+// stores the result as the new target. Members then converge to it one
+// heartbeat at a time (package reconcile). An assignor therefore only ever
+// sees targets, never what members actually hold.
+//
+// # The assignors
+//
+//   - uniform (Uniform, the default): balance first, then stickiness. A
+//     Homogeneous group (everyone subscribes to the same topics) runs
+//     UniformHomogeneousAssignmentBuilder — equal quotas, keep what fits, deal
+//     out the rest. A Heterogeneous group runs
+//     UniformHeterogeneousAssignmentBuilder — keep what is still subscribed,
+//     give the rest to the least-loaded subscriber, then move partitions
+//     from the most to the least loaded subscribers of each topic in up to
+//     16 sweeps. Overlapping subscriptions can end "almost balanced".
+//   - range (Range): stateless contiguous blocks per topic, members ordered
+//     static (by instance id) before dynamic (by member id); topics of equal
+//     size end up co-partitioned.
+//
+// # Determinism
+//
+// Where Kafka's result depends on Java hash-set iteration order (topic ids,
+// a member's assignment map), rebalsim uses the order of the topics slice
+// passed to Assign, and partitions ascending; member order is GroupSpec
+// order. With the vectors' reproduce_with.topic_order the results match
+// Kafka's tests exactly. No Go map order reaches a result.
+//
+// # Use
+//
+//	a, _ := assignor.ByName("uniform")
+//	target, err := a.Assign(assignor.GroupSpec{
+//		Members: []assignor.Member{
+//			{ID: "A", Topics: []string{"orders"}, Current: previousTarget["A"]},
+//			{ID: "B", Topics: []string{"orders"}},
+//		},
+//		Type: assignor.Homogeneous,
+//	}, []kafka.Topic{{Name: "orders", Partitions: 6}})
+//
+// The caller decides the subscription type (Homogeneous iff every member
+// subscribes to exactly the same topics, ModernGroup.subscriptionType) and
+// passes existing topics only; subscriptions to topics that do not exist are
+// ignored, as Kafka resolves names to ids before assigning. Every member of
+// the spec appears in the result, with an empty assignment if it gets
+// nothing. The builders work on flat int32 slices indexed by member and
+// partition, so a 10,000-member, 500,000-partition group costs a handful of
+// allocations plus one map per member for the result.
 package assignor
 
 import "rebalsim/kafka"

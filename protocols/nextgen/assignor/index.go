@@ -1,0 +1,222 @@
+package assignor
+
+import (
+	"fmt"
+
+	"rebalsim/kafka"
+)
+
+// topicIndex numbers the group's topics 0..T-1 in the order the caller gave
+// them and every partition of every topic 0..P-1 ("global index"), so that the
+// builders can keep owners and counts in flat int32 slices instead of maps.
+// Kafka's builders do the same with member indices and int[] owner arrays
+// (UniformHeterogeneousAssignmentBuilder.targetAssignmentPartitionOwners);
+// here it is extended to topics so that a 500,000-partition group costs a few
+// slices, not a few hundred thousand small allocations.
+type topicIndex struct {
+	names  []string
+	counts []int32
+	// offset[t] is the global index of partition 0 of topic t; offset[T] is
+	// the total number of partitions.
+	offset []int
+	byName map[string]int32
+}
+
+func newTopicIndex(topics []kafka.Topic) (*topicIndex, error) {
+	ti := &topicIndex{
+		names:  make([]string, len(topics)),
+		counts: make([]int32, len(topics)),
+		offset: make([]int, len(topics)+1),
+		byName: make(map[string]int32, len(topics)),
+	}
+	for i, t := range topics {
+		if t.Partitions < 0 {
+			return nil, fmt.Errorf("topic %q has %d partitions; a partition count must be zero or more", t.Name, t.Partitions)
+		}
+		if _, dup := ti.byName[t.Name]; dup {
+			return nil, fmt.Errorf("topic %q is listed twice in the topic metadata", t.Name)
+		}
+		ti.byName[t.Name] = int32(i)
+		ti.names[i] = t.Name
+		ti.counts[i] = t.Partitions
+		ti.offset[i+1] = ti.offset[i] + int(t.Partitions)
+	}
+	return ti, nil
+}
+
+// total is the number of partitions over all topics.
+func (ti *topicIndex) total() int { return ti.offset[len(ti.names)] }
+
+// lookup returns the index of the named topic, or -1 when the topic does not
+// exist. A subscription to a missing topic is not an error: Kafka resolves
+// subscribed names against the metadata image before it calls an assignor
+// (TopicIds), so a topic that does not exist yet is simply not subscribed.
+func (ti *topicIndex) lookup(name string) int32 {
+	if t, ok := ti.byName[name]; ok {
+		return t
+	}
+	return -1
+}
+
+// subscriptions holds every member's subscribed, existing topics as topic
+// indices in ascending (caller) order. The lists share one backing array.
+type subscriptions struct {
+	byMember [][]int32
+	// count is the total number of (member, topic) subscriptions.
+	count int
+}
+
+func (s *subscriptions) of(m int) []int32 { return s.byMember[m] }
+
+// resolveSubscriptions maps each member's topic names to topic indices,
+// dropping topics that do not exist and duplicates, and sorting them in
+// caller order so that no Go map order reaches the builders.
+func resolveSubscriptions(members []Member, ti *topicIndex) *subscriptions {
+	n := 0
+	for i := range members {
+		n += len(members[i].Topics)
+	}
+	all := make([]int32, 0, n)
+	s := &subscriptions{byMember: make([][]int32, len(members))}
+	// stamp[t] == m+1 marks topic t as already seen for member m; it avoids
+	// clearing a set between members.
+	stamp := make([]int32, len(ti.names))
+	for m := range members {
+		from := len(all)
+		for _, name := range members[m].Topics {
+			t := ti.lookup(name)
+			if t < 0 || stamp[t] == int32(m+1) {
+				continue
+			}
+			stamp[t] = int32(m + 1)
+			all = append(all, t)
+		}
+		sortInt32(all[from:])
+		s.byMember[m] = all[from:len(all):len(all)]
+	}
+	s.count = len(all)
+	return s
+}
+
+// sameSubscriptions gives every one of n members the topics of member
+// "leader" in s. Kafka's homogeneous code paths read one member's
+// subscription and assume it is everyone's.
+func sameSubscriptions(s *subscriptions, leader, n int) *subscriptions {
+	topics := s.byMember[leader]
+	out := &subscriptions{byMember: make([][]int32, n), count: n * len(topics)}
+	for m := range out.byMember {
+		out.byMember[m] = topics
+	}
+	return out
+}
+
+// currentTopics appends to buf the indices of the existing topics in the
+// member's current assignment, in caller order. Kafka walks the member's
+// assignment map in its own iteration order; rebalsim fixes that order to the
+// topic order the caller passed (the vectors' reproduce_with.topic_order).
+func currentTopics(buf []int32, current kafka.Assignment, ti *topicIndex) []int32 {
+	buf = buf[:0]
+	for name := range current {
+		if t := ti.lookup(name); t >= 0 {
+			buf = append(buf, t)
+		}
+	}
+	sortInt32(buf)
+	return buf
+}
+
+// sortInt32 is an insertion sort: the slices it sees (one member's topics)
+// are short, and it does not allocate.
+func sortInt32(a []int32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// checkMembers rejects a GroupSpec that names a member twice: the result is
+// keyed by member id, so the second would silently overwrite the first.
+func checkMembers(members []Member) error {
+	seen := make(map[string]struct{}, len(members))
+	for i := range members {
+		id := members[i].ID
+		if _, dup := seen[id]; dup {
+			return fmt.Errorf("member %q appears twice in the group spec", id)
+		}
+		seen[id] = struct{}{}
+	}
+	return nil
+}
+
+// emptyAssignments gives every member an empty assignment. Kafka returns an
+// empty GroupAssignment when nobody subscribes to an existing topic and the
+// coordinator then reads each member's target as Assignment.EMPTY; rebalsim
+// spells that out so callers always find every member in the result.
+func emptyAssignments(members []Member) map[string]kafka.Assignment {
+	out := make(map[string]kafka.Assignment, len(members))
+	for i := range members {
+		out[members[i].ID] = kafka.Assignment{}
+	}
+	return out
+}
+
+// buildAssignments turns a flat owner slice (global partition index → member
+// index, or a negative value for "nobody") into one kafka.Assignment per
+// member. Partitions are laid out member by member in a single backing array
+// by a counting sort, so each member's partitions of a topic are a sorted
+// sub-slice of it; capacities are clipped so that a caller appending to one
+// member's list cannot overwrite another's.
+func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[string]kafka.Assignment {
+	nm := len(members)
+	// next[m] starts as the count of member m's partitions and becomes the
+	// write position of member m in the backing arrays.
+	next := make([]int, nm+1)
+	for _, m := range owner {
+		if m >= 0 {
+			next[m+1]++
+		}
+	}
+	for m := 1; m <= nm; m++ {
+		next[m] += next[m-1]
+	}
+	start := make([]int, nm+1)
+	copy(start, next)
+	assigned := start[nm]
+	parts := make([]int32, assigned)
+	topicOf := make([]int32, assigned)
+	for t := range ti.names {
+		base := ti.offset[t]
+		for p := int32(0); p < ti.counts[t]; p++ {
+			m := owner[base+int(p)]
+			if m < 0 {
+				continue
+			}
+			i := next[m]
+			parts[i] = p
+			topicOf[i] = int32(t)
+			next[m] = i + 1
+		}
+	}
+	out := make(map[string]kafka.Assignment, nm)
+	for m := 0; m < nm; m++ {
+		lo, hi := start[m], start[m+1]
+		runs := 0
+		for i := lo; i < hi; i++ {
+			if i == lo || topicOf[i] != topicOf[i-1] {
+				runs++
+			}
+		}
+		a := make(kafka.Assignment, runs)
+		for i := lo; i < hi; {
+			j := i + 1
+			for j < hi && topicOf[j] == topicOf[i] {
+				j++
+			}
+			a[ti.names[topicOf[i]]] = parts[i:j:j]
+			i = j
+		}
+		out[members[m].ID] = a
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+package assignor
+
+import (
+	"slices"
+	"strings"
+
+	"rebalsim/kafka"
+)
+
+// rangeAssignor is the server-side RangeAssignor (group.remote.assignor =
+// range). It ignores the current assignment entirely: every computation
+// starts from scratch, so a member joining can move partitions between
+// members that stay (vector server_range_member_added_is_not_sticky).
+type rangeAssignor struct{}
+
+// Range returns the server-side range assignor.
+func Range() Assignor { return rangeAssignor{} }
+
+func (rangeAssignor) Name() string { return "range" }
+
+// Assign gives each subscriber of a topic one contiguous block of its
+// partitions: with n subscribers and P partitions each gets P/n and the first
+// P%n (in member order) one more. Members are ordered static first, by
+// instance id, then dynamic, by member id (RangeAssignor.sortMemberIds), so
+// a static member that restarts under a new member id keeps its block. In a
+// homogeneous group every topic is split in the same member order, which
+// co-partitions topics of equal size.
+func (rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
+	if len(spec.Members) == 0 {
+		return map[string]kafka.Assignment{}, nil
+	}
+	ti, err := newTopicIndex(topics)
+	if err != nil {
+		return nil, err
+	}
+	members := spec.Members
+	subs := resolveSubscriptions(members, ti)
+
+	order := make([]int, len(members))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		ix, iy := members[x].InstanceID, members[y].InstanceID
+		switch {
+		case ix != "" && iy != "":
+			return strings.Compare(ix, iy)
+		case ix != "":
+			return -1
+		case iy != "":
+			return 1
+		}
+		return strings.Compare(members[x].ID, members[y].ID)
+	})
+	if spec.Type == Homogeneous {
+		// Kafka reads the subscription of the first sorted member and
+		// counts every member as a subscriber of each of its topics.
+		subs = sameSubscriptions(subs, order[0], len(members))
+	}
+
+	nt := len(ti.names)
+	subscribers := make([]int32, nt)
+	for m := range members {
+		for _, t := range subs.of(m) {
+			subscribers[t]++
+		}
+	}
+	// Each topic's partitions 0..P-1 are laid out once; a member's block is
+	// a sub-slice of it with its capacity clipped, so blocks share storage
+	// without a caller's append reaching a neighbour's block.
+	all := make([]int32, ti.total())
+	for t := 0; t < nt; t++ {
+		base := ti.offset[t]
+		for p := 0; p < int(ti.counts[t]); p++ {
+			all[base+p] = int32(p)
+		}
+	}
+	nextRange := make([]int32, nt)
+	extra := make([]int32, nt)
+	for t := 0; t < nt; t++ {
+		if subscribers[t] > 0 {
+			extra[t] = ti.counts[t] % subscribers[t]
+		}
+	}
+
+	out := make(map[string]kafka.Assignment, len(members))
+	for _, m := range order {
+		mine := subs.of(m)
+		a := make(kafka.Assignment, len(mine))
+		for _, t := range mine {
+			quota := ti.counts[t] / subscribers[t]
+			if extra[t] > 0 {
+				quota++
+				extra[t]--
+			}
+			start := nextRange[t]
+			end := min(start+quota, ti.counts[t])
+			nextRange[t] = end
+			if start < end {
+				base := ti.offset[t]
+				a[ti.names[t]] = all[base+int(start) : base+int(end) : base+int(end)]
+			}
+		}
+		out[members[m].ID] = a
+	}
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package assignor
+
+import (
+	"fmt"
+
+	"rebalsim/kafka"
+)
+
+// uniformAssignor is Kafka's UniformAssignor (group.remote.assignor =
+// uniform, the default): balance first, then stickiness. It only chooses
+// between the two builders; the subscription type, not the actual
+// subscriptions, decides which one runs, exactly as in Kafka.
+type uniformAssignor struct{}
+
+// Uniform returns the uniform assignor.
+func Uniform() Assignor { return uniformAssignor{} }
+
+func (uniformAssignor) Name() string { return "uniform" }
+
+// Assign runs the homogeneous builder for a Homogeneous spec and the
+// heterogeneous builder otherwise. An empty group gets an empty result.
+func (uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	if err := checkSpec(spec); err != nil {
+		return nil, err
+	}
+	if len(spec.Members) == 0 {
+		return map[string]kafka.Assignment{}, nil
+	}
+	ti, err := newTopicIndex(topics)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Type == Homogeneous {
+		return assignHomogeneous(spec.Members, ti)
+	}
+	return assignHeterogeneous(spec.Members, ti)
+}
+
+// checkSpec rejects specs no coordinator could produce: an unknown
+// subscription type or a member listed twice.
+func checkSpec(spec GroupSpec) error {
+	if spec.Type != Homogeneous && spec.Type != Heterogeneous {
+		return fmt.Errorf("subscription type %d is neither Homogeneous (%d) nor Heterogeneous (%d)", spec.Type, Homogeneous, Heterogeneous)
+	}
+	return checkMembers(spec.Members)
+}
+
+// Names lists the server-side assignors by their group.remote.assignor
+// names, in the order of Kafka's default group.consumer.assignors list: the
+// first is the default.
+func Names() []string { return []string{"uniform", "range"} }
+
+// ByName returns the assignor called name ("uniform" or "range") and whether
+// there is one.
+func ByName(name string) (Assignor, bool) {
+	switch name {
+	case "uniform":
+		return Uniform(), true
+	case "range":
+		return Range(), true
+	}
+	return nil, false
+}
