@@ -63,7 +63,9 @@ type Distribution struct {
 }
 
 // GroupConfig holds the broker-side settings of the group coordinator.
-// Zero values mean Kafka's default (see DefaultGroupConfig).
+// Zero values mean Kafka's default (see DefaultGroupConfig), except for
+// InitialRebalanceDelay, where zero means no delay; the YAML loader fills in
+// every default explicitly.
 type GroupConfig struct {
 	// InitialRebalanceDelay is group.initial.rebalance.delay.ms (classic).
 	InitialRebalanceDelay time.Duration

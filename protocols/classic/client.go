@@ -1,0 +1,524 @@
+package classic
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"rebalsim/kafka"
+	"rebalsim/protocols/classic/assignor"
+	"rebalsim/sim"
+)
+
+// Strategy is what differs between the EAGER and COOPERATIVE rebalance
+// protocols on the client (ConsumerCoordinator.onJoinPrepare and
+// onJoinComplete); packages eager and cooperative implement it.
+type Strategy interface {
+	// Protocol names the rebalance protocol.
+	Protocol() kafka.RebalanceProtocol
+	// OnJoinPrepare returns the owned partitions to revoke before sending
+	// JoinGroup.
+	OnJoinPrepare(owned kafka.Assignment, subscription []string) (revoke kafka.Assignment)
+	// OnJoinComplete compares the owned partitions with the new assignment:
+	// what to revoke, what to add, and whether a follow-up rebalance is due.
+	OnJoinComplete(owned, assigned kafka.Assignment) (revoke, add kafka.Assignment, rejoin bool)
+}
+
+// memberState is AbstractCoordinator.MemberState.
+type memberState int
+
+const (
+	unjoined memberState = iota
+	preparingRebalance
+	completingRebalance
+	stable
+)
+
+func (s memberState) String() string {
+	return [...]string{"UNJOINED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE"}[s]
+}
+
+// Client is a classic-protocol consumer: the application thread's poll()
+// that prepares, joins and completes rebalances, and the background
+// heartbeat thread (AbstractCoordinator, ConsumerCoordinator).
+type Client struct {
+	self      sim.Endpoint
+	cfg       sim.ConsumerConfig
+	strategy  Strategy
+	assignors []assignor.Assignor
+
+	state        memberState
+	memberID     string
+	generation   int32
+	protocolName string
+	owned        kafka.Assignment
+	subscription []string
+	metadata     []kafka.Topic
+	// assignedMetadata is the partition count of each subscribed topic the
+	// leader last assigned, to notice new partitions.
+	assignedMetadata map[string]int32
+
+	rejoinNeeded bool
+	// joinPrepared is AbstractCoordinator.needsJoinPrepare inverted:
+	// onJoinPrepare runs once per rebalance, however many JoinGroup
+	// attempts it takes.
+	joinPrepared  bool
+	joinInFlight  bool
+	syncInFlight  bool
+	backoffUntil  time.Duration
+	backoff       time.Duration
+	heartbeatOn   bool
+	hbInFlight    bool
+	fenced        bool
+	fatal         string
+	closing       bool
+	closed        bool
+	pendingCbs    int
+	afterCbs      func(env sim.ClientEnv, out *sim.Effects)
+	nextCallbackT int
+}
+
+// NewClient builds a classic client. strategy is the rebalance protocol the
+// configured assignors allow; assignors are the configured ones, in order.
+func NewClient(self sim.Endpoint, cfg sim.ConsumerConfig, strategy Strategy, assignors []assignor.Assignor) *Client {
+	return &Client{self: self, cfg: cfg, strategy: strategy, assignors: assignors, generation: -1, owned: kafka.Assignment{}}
+}
+
+// RebalanceProtocolOf returns the highest rebalance protocol that every
+// configured assignor supports (ConsumerCoordinator's constructor).
+func RebalanceProtocolOf(assignors []assignor.Assignor) (kafka.RebalanceProtocol, error) {
+	if len(assignors) == 0 {
+		return 0, fmt.Errorf("no assignors configured")
+	}
+	common := assignors[0].Protocols()
+	for _, a := range assignors[1:] {
+		common = slices.DeleteFunc(slices.Clone(common), func(p kafka.RebalanceProtocol) bool { return !slices.Contains(a.Protocols(), p) })
+	}
+	if len(common) == 0 {
+		return 0, fmt.Errorf("assignors %v share no rebalance protocol", names(assignors))
+	}
+	return slices.Max(common), nil
+}
+
+func names(as []assignor.Assignor) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Name())
+	}
+	return out
+}
+
+func (c *Client) dynamic() bool { return c.cfg.GroupInstanceID == "" }
+
+// Start subscribes and asks for the first poll, which joins the group.
+func (c *Client) Start(env sim.ClientEnv, out *sim.Effects) {
+	c.subscription = slices.Clone(c.cfg.Subscription)
+	c.metadata = env.Metadata
+	c.rejoinNeeded = true
+	out.SetTimer("metadata", env.Now+c.cfg.MetadataMaxAge, sim.BackgroundThread)
+	out.WantPoll = true
+}
+
+// Poll is poll(): if a rebalance is needed, prepare for it (once) and send
+// JoinGroup. Everything else of the rebalance follows from responses.
+func (c *Client) Poll(env sim.ClientEnv, out *sim.Effects) {
+	if c.closing || c.fatal != "" || !c.rejoinNeeded || c.joinInFlight || c.syncInFlight || c.pendingCbs > 0 {
+		return
+	}
+	if env.Now < c.backoffUntil {
+		out.SetTimer("retry", c.backoffUntil, sim.AppThread)
+		return
+	}
+	out.Note(sim.Note{Kind: sim.NoteRebalanceStart, Process: c.self.Process, MemberID: c.memberID})
+	if !c.joinPrepared {
+		c.joinPrepared = true
+		if c.onJoinPrepare(env, out) {
+			return // JoinGroup goes out when the callbacks are done
+		}
+	}
+	c.sendJoinGroup(env, out)
+}
+
+// onJoinPrepare revokes (or, after a fenced generation, loses) partitions
+// before rejoining; it reports whether callbacks are pending.
+func (c *Client) onJoinPrepare(env sim.ClientEnv, out *sim.Effects) bool {
+	if c.generation < 0 {
+		if c.owned.Size() > 0 {
+			lost := c.owned
+			c.owned = kafka.Assignment{}
+			return c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) { c.sendJoinGroup(env, out) },
+				sim.Callback{Kind: sim.CallbackLost, Partitions: lost.Partitions()})
+		}
+		return false
+	}
+	revoke := c.strategy.OnJoinPrepare(c.owned, c.subscription)
+	if revoke.Size() == 0 {
+		return false
+	}
+	c.owned = c.owned.Minus(revoke)
+	return c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) { c.sendJoinGroup(env, out) },
+		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions(), Commit: true})
+}
+
+// callbacks asks the application thread to run cbs and continues with then
+// once they are done. It reports whether anything was asked.
+func (c *Client) callbacks(out *sim.Effects, then func(sim.ClientEnv, *sim.Effects), cbs ...sim.Callback) bool {
+	n := 0
+	for _, cb := range cbs {
+		if len(cb.Partitions) == 0 {
+			continue
+		}
+		c.nextCallbackT++
+		cb.Token = c.nextCallbackT
+		out.Callbacks = append(out.Callbacks, cb)
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	c.pendingCbs += n
+	c.afterCbs = then
+	return true
+}
+
+// CallbackDone continues after the last outstanding callback.
+func (c *Client) CallbackDone(env sim.ClientEnv, cb sim.Callback, out *sim.Effects) {
+	c.pendingCbs--
+	if c.pendingCbs == 0 && c.afterCbs != nil {
+		then := c.afterCbs
+		c.afterCbs = nil
+		then(env, out)
+	}
+}
+
+func (c *Client) joinRequest() JoinGroupRequest {
+	sub := Subscription{Topics: slices.Clone(c.subscription), Owned: c.owned.Clone(), Generation: c.generation}
+	req := JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
+		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
+	for _, a := range c.assignors {
+		req.Protocols = append(req.Protocols, ProtocolMetadata{Name: a.Name(), Metadata: sub})
+	}
+	return req
+}
+
+func (c *Client) sendJoinGroup(env sim.ClientEnv, out *sim.Effects) {
+	if c.closing {
+		return
+	}
+	c.setState(preparingRebalance, out)
+	c.heartbeatOn = false
+	c.joinInFlight = true
+	out.Send(sim.Coordinator, c.joinRequest(), sim.AppThread)
+	// The JoinGroup request timeout covers the whole join phase.
+	out.SetTimer("join-timeout", env.Now+max(c.cfg.RequestTimeout, c.cfg.MaxPollInterval+5*time.Second), sim.AppThread)
+}
+
+func (c *Client) setState(s memberState, out *sim.Effects) {
+	if c.state != s {
+		c.state = s
+		out.Note(sim.Note{Kind: sim.NoteClientState, Process: c.self.Process, MemberID: c.memberID, Detail: s.String()})
+	}
+}
+
+// Receive handles the coordinator's responses.
+func (c *Client) Receive(env sim.ClientEnv, msg sim.Message, out *sim.Effects) {
+	switch r := msg.(type) {
+	case JoinGroupResponse:
+		c.onJoinGroupResponse(env, r, out)
+	case SyncGroupResponse:
+		c.onSyncGroupResponse(env, r, out)
+	case HeartbeatResponse:
+		c.onHeartbeatResponse(env, r, out)
+	case LeaveGroupResponse:
+	default:
+		panic(fmt.Sprintf("classic client: unexpected message %T", msg))
+	}
+}
+
+func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out *sim.Effects) {
+	if !c.joinInFlight {
+		return
+	}
+	c.joinInFlight = false
+	out.CancelTimer("join-timeout")
+	switch r.Error {
+	case None:
+		c.memberID, c.generation, c.protocolName = r.MemberID, r.Generation, r.ProtocolName
+		c.setState(completingRebalance, out)
+		c.heartbeatOn = true
+		out.SetTimer("heartbeat", env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
+		sync := SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
+		if r.Leader == c.memberID && !r.SkipAssignment {
+			assignments, err := c.performAssignment(r)
+			if err != nil {
+				c.fail(env, err.Error(), out)
+				return
+			}
+			sync.Assignments = assignments
+		}
+		c.syncInFlight = true
+		out.Send(sim.Coordinator, sync, sim.AppThread)
+	case MemberIDRequired:
+		c.memberID = r.MemberID
+		c.sendJoinGroup(env, out)
+	case UnknownMemberID, IllegalGeneration:
+		c.resetGeneration(r.Error == UnknownMemberID)
+		c.retry(env, string(r.Error), out)
+	case FencedInstanceID:
+		c.fatalError(string(r.Error), out)
+	case InconsistentGroupProtocol, GroupMaxSizeReached, "INVALID_SESSION_TIMEOUT":
+		// Kafka throws these from poll(); an application that keeps
+		// polling keeps failing the same way.
+		out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, Detail: fmt.Sprintf("JoinGroup failed with %s: assignors %v", r.Error, names(c.assignors))})
+		c.retry(env, string(r.Error), out)
+	default:
+		c.retry(env, string(r.Error), out)
+	}
+}
+
+// performAssignment is the leader's job: run the selected assignor over
+// every member's subscription.
+func (c *Client) performAssignment(r JoinGroupResponse) (map[string]kafka.Assignment, error) {
+	var chosen assignor.Assignor
+	for _, a := range c.assignors {
+		if a.Name() == r.ProtocolName {
+			chosen = a
+		}
+	}
+	if chosen == nil {
+		return nil, fmt.Errorf("leader has no assignor %q", r.ProtocolName)
+	}
+	in := assignor.Input{}
+	subscribed := map[string]bool{}
+	for _, m := range r.Members {
+		for _, t := range m.Metadata.Topics {
+			subscribed[t] = true
+		}
+		in.Members = append(in.Members, assignor.Subscription{MemberID: m.MemberID, InstanceID: m.GroupInstanceID,
+			Topics: m.Metadata.Topics, Owned: m.Metadata.Owned, Generation: m.Metadata.Generation, HasGeneration: true})
+	}
+	c.assignedMetadata = map[string]int32{}
+	for _, t := range c.metadata {
+		if subscribed[t.Name] {
+			in.Topics = append(in.Topics, t)
+			c.assignedMetadata[t.Name] = t.Partitions
+		}
+	}
+	res := chosen.Assign(in)
+	return res.Assignment, nil
+}
+
+func (c *Client) onSyncGroupResponse(env sim.ClientEnv, r SyncGroupResponse, out *sim.Effects) {
+	if !c.syncInFlight {
+		return
+	}
+	c.syncInFlight = false
+	switch r.Error {
+	case None:
+		c.setState(stable, out)
+		c.onJoinComplete(env, r.Assignment, out)
+	case RebalanceInProgress:
+		// Rejoin at once; onJoinPrepare has already run for this rebalance.
+		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, Failed: true})
+		c.sendJoinGroup(env, out)
+	case UnknownMemberID, IllegalGeneration:
+		c.resetGeneration(r.Error == UnknownMemberID)
+		c.retry(env, string(r.Error), out)
+	case FencedInstanceID:
+		c.fatalError(string(r.Error), out)
+	default:
+		c.retry(env, string(r.Error), out)
+	}
+}
+
+// onJoinComplete installs the new assignment: revoke what moved away,
+// assign what is new, and rejoin if the strategy says so.
+func (c *Client) onJoinComplete(env sim.ClientEnv, assigned kafka.Assignment, out *sim.Effects) {
+	if assigned == nil {
+		assigned = kafka.Assignment{}
+	}
+	revoke, add, rejoin := c.strategy.OnJoinComplete(c.owned, assigned)
+	c.owned = assigned.Clone()
+	c.rejoinNeeded, c.joinPrepared, c.fenced, c.backoff = rejoin, false, false, 0
+	out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID})
+	c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) {
+		if c.rejoinNeeded {
+			out.WantPoll = true
+		}
+	},
+		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions(), Commit: true},
+		sim.Callback{Kind: sim.CallbackAssigned, Partitions: add.Partitions()})
+	if c.pendingCbs == 0 && c.rejoinNeeded {
+		out.WantPoll = true
+	}
+}
+
+func (c *Client) resetGeneration(clearMemberID bool) {
+	c.generation, c.protocolName = -1, ""
+	if clearMemberID {
+		c.memberID = ""
+	}
+	c.rejoinNeeded, c.joinPrepared, c.heartbeatOn = true, false, false
+}
+
+// retry schedules another JoinGroup attempt after an exponential backoff
+// (retry.backoff.ms up to retry.backoff.max.ms, 1s).
+func (c *Client) retry(env sim.ClientEnv, why string, out *sim.Effects) {
+	out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, Failed: true, Detail: why})
+	c.setState(unjoined, out)
+	c.rejoinNeeded = true
+	c.backoff = min(max(2*c.backoff, c.cfg.RetryBackoff), time.Second)
+	c.backoffUntil = env.Now + c.backoff
+	out.SetTimer("retry", c.backoffUntil, sim.AppThread)
+}
+
+func (c *Client) fail(env sim.ClientEnv, why string, out *sim.Effects) {
+	out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, Detail: why})
+	c.retry(env, why, out)
+}
+
+func (c *Client) fatalError(why string, out *sim.Effects) {
+	c.fatal = why
+	c.heartbeatOn = false
+	out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, Detail: "fatal: " + why})
+}
+
+// Timer handles the client's timers.
+func (c *Client) Timer(env sim.ClientEnv, name string, out *sim.Effects) {
+	switch name {
+	case "heartbeat":
+		c.onHeartbeatTick(env, out)
+	case "hb-timeout":
+		c.hbInFlight = false
+	case "join-timeout":
+		if c.joinInFlight {
+			c.joinInFlight = false
+			c.retry(env, "JoinGroup timed out", out)
+		}
+	case "retry":
+		c.Poll(env, out)
+	case "metadata":
+		c.onMetadataRefresh(env, out)
+	default:
+		panic(fmt.Sprintf("classic client: unknown timer %q", name))
+	}
+}
+
+// onHeartbeatTick is one pass of the heartbeat thread: first the poll
+// timer (max.poll.interval.ms since the last poll makes a member leave),
+// then the heartbeat itself.
+func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
+	if c.state != unjoined && c.memberID != "" && env.Now-env.LastPoll > c.cfg.MaxPollInterval {
+		if c.dynamic() {
+			out.Send(sim.Coordinator, LeaveGroupRequest{MemberID: c.memberID}, sim.BackgroundThread)
+		}
+		out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: "poll timeout: max.poll.interval.ms exceeded"})
+		c.resetGeneration(true)
+		c.fenced = true
+		c.setState(unjoined, out)
+		out.WantPoll = true
+		return
+	}
+	if !c.heartbeatOn {
+		return
+	}
+	out.SetTimer("heartbeat", env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
+	if c.hbInFlight {
+		return
+	}
+	c.hbInFlight = true
+	out.Send(sim.Coordinator, HeartbeatRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}, sim.BackgroundThread)
+	out.SetTimer("hb-timeout", env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
+}
+
+func (c *Client) onHeartbeatResponse(env sim.ClientEnv, r HeartbeatResponse, out *sim.Effects) {
+	c.hbInFlight = false
+	out.CancelTimer("hb-timeout")
+	switch r.Error {
+	case None:
+	case RebalanceInProgress:
+		if c.state == stable {
+			c.rejoinNeeded = true
+			out.WantPoll = true
+		}
+	case IllegalGeneration, UnknownMemberID:
+		if c.state == stable || c.state == completingRebalance {
+			out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: string(r.Error)})
+			c.resetGeneration(r.Error == UnknownMemberID)
+			c.fenced = true
+			c.setState(unjoined, out)
+			out.WantPoll = true
+		}
+	case FencedInstanceID:
+		c.fatalError(string(r.Error), out)
+	}
+}
+
+// onMetadataRefresh re-reads the cluster metadata (metadata.max.age.ms).
+// Only the leader reacts to new partitions, by rejoining
+// (ConsumerCoordinator.rejoinNeededOrPending).
+func (c *Client) onMetadataRefresh(env sim.ClientEnv, out *sim.Effects) {
+	c.metadata = env.Metadata
+	out.SetTimer("metadata", env.Now+c.cfg.MetadataMaxAge, sim.BackgroundThread)
+	if c.assignedMetadata == nil || c.state != stable {
+		return
+	}
+	for _, t := range c.metadata {
+		if n, ok := c.assignedMetadata[t.Name]; ok && n != t.Partitions {
+			c.rejoinNeeded = true
+			out.WantPoll = true
+			return
+		}
+	}
+}
+
+// Close is close(): revoke everything (lost, if the generation is gone),
+// then leave — except static members, which never send LeaveGroup.
+func (c *Client) Close(env sim.ClientEnv, out *sim.Effects) {
+	c.closing = true
+	leave := func(env sim.ClientEnv, out *sim.Effects) {
+		if c.dynamic() && c.memberID != "" && c.generation >= 0 {
+			out.Send(sim.Coordinator, LeaveGroupRequest{MemberID: c.memberID}, sim.BackgroundThread)
+		}
+		c.heartbeatOn = false
+		c.closed = true
+	}
+	kind := sim.CallbackRevoked
+	if c.generation < 0 {
+		kind = sim.CallbackLost
+	}
+	owned := c.owned
+	c.owned = kafka.Assignment{}
+	if !c.callbacks(out, leave, sim.Callback{Kind: kind, Partitions: owned.Partitions(), Commit: true}) {
+		leave(env, out)
+	}
+}
+
+// Closed reports whether Close finished.
+func (c *Client) Closed() bool { return c.closed }
+
+// Subscribe changes the subscription; the next poll rejoins.
+func (c *Client) Subscribe(env sim.ClientEnv, topics []string, out *sim.Effects) {
+	c.subscription = slices.Clone(topics)
+	c.rejoinNeeded = true
+	out.WantPoll = true
+}
+
+// Settled reports a stable member with nothing pending.
+func (c *Client) Settled() bool {
+	return c.state == stable && !c.rejoinNeeded && !c.joinInFlight && !c.syncInFlight && c.pendingCbs == 0 && c.fatal == "" && !c.closing
+}
+
+// Rebalancing reports a rebalance in progress on this member.
+func (c *Client) Rebalancing() bool {
+	return c.fatal == "" && (c.rejoinNeeded || c.joinInFlight || c.syncInFlight || c.state == preparingRebalance || c.state == completingRebalance)
+}
+
+// Fenced reports a member that lost its membership and has not rejoined.
+func (c *Client) Fenced() bool { return c.fenced || c.fatal != "" }
+
+// State names the client state.
+func (c *Client) State() string { return c.state.String() }
+
+// Owned returns the partitions the client believes it owns.
+func (c *Client) Owned() kafka.Assignment { return c.owned }

@@ -1,0 +1,706 @@
+package classic
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"rebalsim/kafka"
+	"rebalsim/sim"
+)
+
+// GroupState is a classic group's state (ClassicGroupState).
+type GroupState int
+
+const (
+	Empty GroupState = iota
+	PreparingRebalance
+	CompletingRebalance
+	Stable
+	Dead
+)
+
+func (s GroupState) String() string {
+	return [...]string{"EMPTY", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE", "DEAD"}[s]
+}
+
+// newMemberJoinTimeout is CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS: a new
+// member waiting in its first join phase is expired after this long
+// instead of after its session timeout.
+const newMemberJoinTimeout = 5 * time.Minute
+
+// Member is the coordinator's record of one classic member.
+type Member struct {
+	ID               string
+	InstanceID       string
+	ClientID         string
+	Endpoint         sim.Endpoint
+	SessionTimeout   time.Duration
+	RebalanceTimeout time.Duration
+	Protocols        []ProtocolMetadata
+	Assignment       kafka.Assignment
+	// AwaitingJoin and AwaitingSync mark a parked JoinGroup / SyncGroup.
+	AwaitingJoin bool
+	AwaitingSync bool
+	// IsNew is set until the member's first join phase completes.
+	IsNew bool
+}
+
+func (m *Member) subscription(protocol string) Subscription {
+	for _, p := range m.Protocols {
+		if p.Name == protocol {
+			return p.Metadata
+		}
+	}
+	return Subscription{Generation: -1}
+}
+
+// Group is the classic group coordinator for one group: the join and sync
+// phases, heartbeats, session expiry and static membership of reference §2,
+// as GroupMetadataManager's classicGroup* methods run them. Each exported
+// handler is one request or timer; each transition lives in one method
+// named as Kafka names it.
+type Group struct {
+	cfg        sim.GroupConfig
+	state      GroupState
+	generation int32
+	protocol   string
+	leader     string
+	// members in the order they were added: Kafka keeps a map, but a
+	// deterministic order is what matters here (leader succession).
+	members []*Member
+	byID    map[string]*Member
+	static  map[string]string // group.instance.id → member id
+	pending map[string]bool   // ids handed out with MEMBER_ID_REQUIRED
+	// pendingSync holds the members that have not sent SyncGroup for the
+	// current generation.
+	pendingSync map[string]bool
+	// The initial-rebalance delay (KIP-134) state.
+	initialJoin      bool
+	newMemberAdded   bool
+	initialRemaining time.Duration
+	nextID           int
+}
+
+// NewGroup returns an empty classic group.
+func NewGroup(cfg sim.GroupConfig) *Group {
+	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}}
+}
+
+// State names the group state.
+func (g *Group) State() string { return g.state.String() }
+
+// GroupState returns the group state.
+func (g *Group) GroupState() GroupState { return g.state }
+
+// Stable reports whether no rebalance is in progress.
+func (g *Group) Stable() bool {
+	return (g.state == Stable && len(g.pendingSync) == 0) || (g.state == Empty && len(g.members) == 0)
+}
+
+// Generation is the current generation id.
+func (g *Group) Generation() int32 { return g.generation }
+
+// Members lists the members in the order they were added.
+func (g *Group) Members() []*Member { return g.members }
+
+// ProtocolName is the selected assignor of the current generation.
+func (g *Group) ProtocolName() string { return g.protocol }
+
+// Receive dispatches a classic request.
+func (g *Group) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, out *sim.Effects) {
+	switch req := msg.(type) {
+	case JoinGroupRequest:
+		g.onJoinGroup(env, from, req, out)
+	case SyncGroupRequest:
+		g.onSyncGroup(env, from, req, out)
+	case HeartbeatRequest:
+		out.Send(from, HeartbeatResponse{Error: g.onHeartbeat(env, req, out)}, sim.BackgroundThread)
+	case LeaveGroupRequest:
+		out.Send(from, LeaveGroupResponse{Error: g.onLeaveGroup(env, req, out)}, sim.BackgroundThread)
+	default:
+		panic(fmt.Sprintf("classic group: unexpected message %T", msg))
+	}
+}
+
+// MetadataChanged is a no-op: classic clients notice new partitions
+// themselves (the leader, at its next metadata refresh).
+func (g *Group) MetadataChanged(sim.CoordinatorEnv, *sim.Effects) {}
+
+// Timer handles the group's timers.
+func (g *Group) Timer(env sim.CoordinatorEnv, name string, out *sim.Effects) {
+	switch {
+	case name == "join":
+		g.onJoinTimeout(env, out)
+	case name == "sync":
+		g.expirePendingSync(env, out)
+	case len(name) > 8 && name[:8] == "session/":
+		g.expireMemberHeartbeat(env, name[8:], out)
+	case len(name) > 8 && name[:8] == "pending/":
+		delete(g.pending, name[8:])
+		g.maybeCompleteJoin(env, out)
+	default:
+		panic(fmt.Sprintf("classic group: unknown timer %q", name))
+	}
+}
+
+func (g *Group) transition(to GroupState, out *sim.Effects) {
+	if g.state == to {
+		return
+	}
+	g.state = to
+	out.Note(sim.Note{Kind: sim.NoteGroupState, Detail: to.String(), Value: int64(g.generation)})
+}
+
+func (g *Group) mintID(clientID string) string {
+	g.nextID++
+	return fmt.Sprintf("%s-%d", clientID, g.nextID)
+}
+
+// rebalanceTimeout is the group's: the largest of its members'.
+func (g *Group) rebalanceTimeout() time.Duration {
+	var t time.Duration
+	for _, m := range g.members {
+		t = max(t, m.RebalanceTimeout)
+	}
+	return t
+}
+
+func (g *Group) scheduleSession(env sim.CoordinatorEnv, m *Member, d time.Duration, out *sim.Effects) {
+	out.SetTimer("session/"+m.ID, env.Now+d, 0)
+}
+
+// --- JoinGroup ---
+
+func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
+	reply := func(code ErrorCode) {
+		out.Send(from, JoinGroupResponse{Error: code, MemberID: req.MemberID, Generation: -1}, sim.AppThread)
+	}
+	if g.state == Dead {
+		reply(CoordinatorNotAvailable)
+		return
+	}
+	if req.SessionTimeout < g.cfg.MinSessionTimeout || req.SessionTimeout > g.cfg.MaxSessionTimeout {
+		reply("INVALID_SESSION_TIMEOUT")
+		return
+	}
+	if !g.supportsProtocols(req.Protocols, req.MemberID) {
+		reply(InconsistentGroupProtocol)
+		return
+	}
+	if req.MemberID == "" {
+		g.joinUnknownMember(env, from, req, out)
+		return
+	}
+	if g.pending[req.MemberID] {
+		delete(g.pending, req.MemberID)
+		out.CancelTimer("pending/" + req.MemberID)
+		g.addMemberThenRebalanceOrCompleteJoin(env, from, req.MemberID, req, out)
+		return
+	}
+	m := g.byID[req.MemberID]
+	if m == nil {
+		reply(UnknownMemberID)
+		return
+	}
+	if m.InstanceID != req.GroupInstanceID {
+		reply(FencedInstanceID)
+		return
+	}
+	switch g.state {
+	case PreparingRebalance:
+		g.updateMemberThenRebalanceOrCompleteJoin(env, from, m, req, out)
+	case CompletingRebalance:
+		if protocolsMatch(m.Protocols, req.Protocols) {
+			// A duplicate join: answer with the current generation.
+			m.Endpoint = from
+			out.Send(from, g.joinResponse(m, false), sim.AppThread)
+		} else {
+			g.updateMemberThenRebalanceOrCompleteJoin(env, from, m, req, out)
+		}
+	case Stable:
+		if m.ID == g.leader || !protocolsMatch(m.Protocols, req.Protocols) {
+			// The leader's JoinGroup always rebalances, so that it can react
+			// to metadata changes.
+			g.updateMemberThenRebalanceOrCompleteJoin(env, from, m, req, out)
+		} else {
+			m.Endpoint = from
+			out.Send(from, g.joinResponse(m, false), sim.AppThread)
+		}
+	default:
+		reply(UnknownMemberID)
+	}
+}
+
+func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
+	if g.cfg.MaxSize > 0 && len(g.members) >= g.cfg.MaxSize {
+		out.Send(from, JoinGroupResponse{Error: GroupMaxSizeReached, Generation: -1}, sim.AppThread)
+		return
+	}
+	if req.GroupInstanceID != "" {
+		if oldID, ok := g.static[req.GroupInstanceID]; ok {
+			g.updateStaticMemberThenRebalanceOrCompleteJoin(env, from, g.byID[oldID], req, out)
+			return
+		}
+		// A new static member joins directly, without MEMBER_ID_REQUIRED.
+		g.addMemberThenRebalanceOrCompleteJoin(env, from, g.mintID(req.ClientID), req, out)
+		return
+	}
+	// KIP-394: mint an id, remember it as pending, and make the client
+	// come back with it.
+	id := g.mintID(req.ClientID)
+	g.pending[id] = true
+	out.SetTimer("pending/"+id, env.Now+req.SessionTimeout, 0)
+	out.Send(from, JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1}, sim.AppThread)
+}
+
+func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, id string, req JoinGroupRequest, out *sim.Effects) {
+	m := &Member{ID: id, InstanceID: req.GroupInstanceID, ClientID: req.ClientID, Endpoint: from,
+		SessionTimeout: req.SessionTimeout, RebalanceTimeout: req.RebalanceTimeout,
+		Protocols: req.Protocols, AwaitingJoin: true, IsNew: true}
+	if g.leader == "" {
+		g.leader = id
+	}
+	g.members = append(g.members, m)
+	g.byID[id] = m
+	if m.InstanceID != "" {
+		g.static[m.InstanceID] = id
+	}
+	out.Note(sim.Note{Kind: sim.NoteMemberAdded, Process: from.Process, MemberID: id})
+	g.scheduleSession(env, m, newMemberJoinTimeout, out)
+	g.newMemberAdded = true
+	if g.state == PreparingRebalance {
+		g.maybeCompleteJoin(env, out)
+	} else {
+		g.prepareRebalance(env, "new member "+id+" joined", out)
+	}
+}
+
+func (g *Group) updateMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, m *Member, req JoinGroupRequest, out *sim.Effects) {
+	m.Endpoint = from
+	m.Protocols = req.Protocols
+	m.RebalanceTimeout = req.RebalanceTimeout
+	m.SessionTimeout = req.SessionTimeout
+	m.AwaitingJoin = true
+	if g.state == PreparingRebalance {
+		g.maybeCompleteJoin(env, out)
+	} else {
+		g.prepareRebalance(env, "member "+m.ID+" rejoined", out)
+	}
+}
+
+// updateStaticMemberThenRebalanceOrCompleteJoin replaces a static member's
+// id when it comes back with an unknown member id (KIP-345). In a stable
+// group whose protocol choice is unchanged this needs no rebalance.
+func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, old *Member, req JoinGroupRequest, out *sim.Effects) {
+	newID := g.mintID(req.ClientID)
+	if old.AwaitingJoin {
+		out.Send(old.Endpoint, JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1}, sim.AppThread)
+	}
+	if old.AwaitingSync {
+		out.Send(old.Endpoint, SyncGroupResponse{Error: FencedInstanceID}, sim.AppThread)
+	}
+	oldProtocols := old.Protocols
+	out.CancelTimer("session/" + old.ID)
+	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: old.Endpoint.Process, MemberID: old.ID, Detail: "replaced by static member " + newID})
+	delete(g.byID, old.ID)
+	wasPendingSync := g.pendingSync[old.ID]
+	delete(g.pendingSync, old.ID)
+	if g.leader == old.ID {
+		g.leader = newID
+	}
+	m := old
+	m.ID, m.Endpoint, m.ClientID = newID, from, req.ClientID
+	m.SessionTimeout, m.RebalanceTimeout, m.Protocols = req.SessionTimeout, req.RebalanceTimeout, req.Protocols
+	m.AwaitingJoin, m.AwaitingSync = false, false
+	g.byID[newID] = m
+	g.static[m.InstanceID] = newID
+	if wasPendingSync {
+		g.pendingSync[newID] = true
+	}
+	out.Note(sim.Note{Kind: sim.NoteMemberAdded, Process: from.Process, MemberID: newID})
+	g.scheduleSession(env, m, m.SessionTimeout, out)
+	switch g.state {
+	case Stable:
+		if g.selectProtocol() == g.protocol && sameTopics(oldProtocols, req.Protocols) {
+			// No rebalance: persist the new id and hand back the current
+			// generation; a returning leader is told to skip the assignment
+			// (KIP-814) and simply fetches its previous one.
+			out.Send(from, g.joinResponse(m, m.ID == g.leader), sim.AppThread)
+			return
+		}
+		m.AwaitingJoin = true
+		g.prepareRebalance(env, "static member "+m.InstanceID+" rejoined with new metadata", out)
+	case CompletingRebalance:
+		m.AwaitingJoin = true
+		g.prepareRebalance(env, "static member "+m.InstanceID+" rejoined during the sync phase", out)
+	default:
+		m.AwaitingJoin = true
+		g.maybeCompleteJoin(env, out)
+	}
+}
+
+// joinResponse builds member m's JoinGroup response for the current
+// generation; only the leader sees the members and their subscriptions.
+func (g *Group) joinResponse(m *Member, skipAssignment bool) JoinGroupResponse {
+	r := JoinGroupResponse{Error: None, Generation: g.generation, ProtocolName: g.protocol, Leader: g.leader, MemberID: m.ID, SkipAssignment: skipAssignment}
+	if m.ID == g.leader {
+		for _, o := range g.members {
+			r.Members = append(r.Members, JoinGroupMember{MemberID: o.ID, GroupInstanceID: o.InstanceID, Metadata: o.subscription(g.protocol)})
+		}
+	}
+	return r
+}
+
+// prepareRebalance starts a join phase (reference §2.3).
+func (g *Group) prepareRebalance(env sim.CoordinatorEnv, reason string, out *sim.Effects) {
+	if g.state == CompletingRebalance {
+		// Parked SyncGroups are answered REBALANCE_IN_PROGRESS and the
+		// pending sync is abandoned.
+		for _, m := range g.members {
+			if m.AwaitingSync {
+				m.AwaitingSync = false
+				out.Send(m.Endpoint, SyncGroupResponse{Error: RebalanceInProgress}, sim.AppThread)
+			}
+		}
+	}
+	clear(g.pendingSync)
+	out.CancelTimer("sync")
+	if g.state == Empty {
+		// KIP-134: hold the first join phase for the initial delay, and
+		// extend it while new members keep arriving.
+		g.initialJoin, g.newMemberAdded = true, false
+		delay := g.cfg.InitialRebalanceDelay
+		g.initialRemaining = max(g.rebalanceTimeout()-delay, 0)
+		out.SetTimer("join", env.Now+delay, 0)
+	} else {
+		g.initialJoin = false
+		out.SetTimer("join", env.Now+g.rebalanceTimeout(), 0)
+	}
+	g.transition(PreparingRebalance, out)
+	out.Note(sim.Note{Kind: sim.NoteGroupState, Detail: "preparing rebalance: " + reason, Value: int64(g.generation)})
+}
+
+func (g *Group) onJoinTimeout(env sim.CoordinatorEnv, out *sim.Effects) {
+	if g.state != PreparingRebalance {
+		return
+	}
+	if g.initialJoin && g.newMemberAdded && g.initialRemaining > 0 {
+		g.newMemberAdded = false
+		delay := min(g.cfg.InitialRebalanceDelay, g.initialRemaining)
+		g.initialRemaining = max(g.initialRemaining-delay, 0)
+		out.SetTimer("join", env.Now+delay, 0)
+		return
+	}
+	g.completeJoin(env, out)
+}
+
+// maybeCompleteJoin ends the join phase early once every known member has
+// rejoined and no pending member is outstanding, except during the initial
+// delay, which always runs its course.
+func (g *Group) maybeCompleteJoin(env sim.CoordinatorEnv, out *sim.Effects) {
+	if g.state != PreparingRebalance || g.initialJoin || len(g.pending) > 0 {
+		return
+	}
+	for _, m := range g.members {
+		if !m.AwaitingJoin {
+			return
+		}
+	}
+	g.completeJoin(env, out)
+}
+
+// completeJoin ends the join phase: members that did not rejoin are dropped
+// (dynamic ones), a new generation starts and everyone who rejoined gets
+// its JoinGroup response.
+func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
+	out.CancelTimer("join")
+	g.initialJoin = false
+	for _, m := range slices.Clone(g.members) {
+		if !m.AwaitingJoin && m.InstanceID == "" {
+			g.removeMember(m, "did not rejoin within the rebalance timeout", out)
+		}
+	}
+	if g.leader == "" || !g.byID[g.leader].AwaitingJoin {
+		g.leader = ""
+		for _, m := range g.members {
+			if m.AwaitingJoin {
+				g.leader = m.ID
+				break
+			}
+		}
+	}
+	g.generation++
+	if len(g.members) == 0 {
+		g.protocol, g.leader = "", ""
+		g.transition(Empty, out)
+		return
+	}
+	g.protocol = g.selectProtocol()
+	g.transition(CompletingRebalance, out)
+	for _, m := range g.members {
+		g.pendingSync[m.ID] = true
+		if !m.AwaitingJoin {
+			continue
+		}
+		m.AwaitingJoin, m.IsNew = false, false
+		out.Send(m.Endpoint, g.joinResponse(m, false), sim.AppThread)
+		g.scheduleSession(env, m, m.SessionTimeout, out)
+	}
+	out.SetTimer("sync", env.Now+g.rebalanceTimeout(), 0)
+}
+
+// --- SyncGroup ---
+
+func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncGroupRequest, out *sim.Effects) {
+	reply := func(code ErrorCode, a kafka.Assignment) {
+		out.Send(from, SyncGroupResponse{Error: code, Assignment: a}, sim.AppThread)
+	}
+	m := g.byID[req.MemberID]
+	switch {
+	case m == nil:
+		reply(UnknownMemberID, nil)
+		return
+	case m.InstanceID != req.GroupInstanceID:
+		reply(FencedInstanceID, nil)
+		return
+	case req.Generation != g.generation:
+		reply(IllegalGeneration, nil)
+		return
+	}
+	switch g.state {
+	case PreparingRebalance:
+		reply(RebalanceInProgress, nil)
+	case CompletingRebalance:
+		m.Endpoint, m.AwaitingSync = from, true
+		delete(g.pendingSync, m.ID)
+		g.scheduleSession(env, m, m.SessionTimeout, out)
+		if m.ID == g.leader {
+			for _, o := range g.members {
+				o.Assignment = req.Assignments[o.ID].Clone()
+			}
+			g.transition(Stable, out)
+			out.Note(sim.Note{Kind: sim.NoteRebalance, Value: int64(g.generation), Detail: "classic generation completed"})
+			for _, o := range g.members {
+				if o.AwaitingSync {
+					o.AwaitingSync = false
+					out.Send(o.Endpoint, SyncGroupResponse{Error: None, Assignment: o.Assignment}, sim.AppThread)
+				}
+			}
+		}
+	case Stable:
+		m.Endpoint = from
+		delete(g.pendingSync, m.ID)
+		g.scheduleSession(env, m, m.SessionTimeout, out)
+		reply(None, m.Assignment)
+	default:
+		reply(UnknownMemberID, nil)
+	}
+}
+
+// expirePendingSync removes members that never sent SyncGroup for this
+// generation and rebalances without them.
+func (g *Group) expirePendingSync(env sim.CoordinatorEnv, out *sim.Effects) {
+	if g.state != CompletingRebalance && g.state != Stable {
+		return
+	}
+	if len(g.pendingSync) == 0 {
+		return
+	}
+	for _, m := range slices.Clone(g.members) {
+		if g.pendingSync[m.ID] {
+			g.removeMember(m, "did not send SyncGroup within the rebalance timeout", out)
+		}
+	}
+	clear(g.pendingSync)
+	g.onMembershipChange(env, "members failed to sync", out)
+}
+
+// --- Heartbeat, LeaveGroup, expiry ---
+
+func (g *Group) onHeartbeat(env sim.CoordinatorEnv, req HeartbeatRequest, out *sim.Effects) ErrorCode {
+	m := g.byID[req.MemberID]
+	switch {
+	case g.state == Empty || g.state == Dead || m == nil:
+		return UnknownMemberID
+	case m.InstanceID != req.GroupInstanceID:
+		return FencedInstanceID
+	case req.Generation != g.generation:
+		return IllegalGeneration
+	}
+	g.scheduleSession(env, m, m.SessionTimeout, out)
+	if g.state == PreparingRebalance {
+		return RebalanceInProgress
+	}
+	return None
+}
+
+func (g *Group) onLeaveGroup(env sim.CoordinatorEnv, req LeaveGroupRequest, out *sim.Effects) ErrorCode {
+	if g.pending[req.MemberID] {
+		delete(g.pending, req.MemberID)
+		out.CancelTimer("pending/" + req.MemberID)
+		g.maybeCompleteJoin(env, out)
+		return None
+	}
+	m := g.byID[req.MemberID]
+	if m == nil {
+		return UnknownMemberID
+	}
+	if m.InstanceID != req.GroupInstanceID {
+		return FencedInstanceID
+	}
+	g.removeMember(m, "left the group", out)
+	g.onMembershipChange(env, "member "+m.ID+" left", out)
+	return None
+}
+
+// expireMemberHeartbeat is a member's session timer firing. Members parked
+// in a join or sync phase satisfy the heartbeat by being parked, except new
+// members, which get the new-member join timeout.
+func (g *Group) expireMemberHeartbeat(env sim.CoordinatorEnv, id string, out *sim.Effects) {
+	m := g.byID[id]
+	if m == nil || g.state == Dead {
+		return
+	}
+	if !m.IsNew && (m.AwaitingJoin || m.AwaitingSync) {
+		return
+	}
+	g.removeMember(m, "session timeout expired", out)
+	g.onMembershipChange(env, "member "+id+" expired", out)
+}
+
+// removeMember drops m from the group.
+func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
+	if m.AwaitingJoin {
+		out.Send(m.Endpoint, JoinGroupResponse{Error: UnknownMemberID, MemberID: m.ID, Generation: -1}, sim.AppThread)
+	}
+	if m.AwaitingSync {
+		out.Send(m.Endpoint, SyncGroupResponse{Error: UnknownMemberID}, sim.AppThread)
+	}
+	out.CancelTimer("session/" + m.ID)
+	delete(g.byID, m.ID)
+	delete(g.pendingSync, m.ID)
+	if m.InstanceID != "" && g.static[m.InstanceID] == m.ID {
+		delete(g.static, m.InstanceID)
+	}
+	g.members = slices.DeleteFunc(g.members, func(o *Member) bool { return o == m })
+	if g.leader == m.ID {
+		g.leader = ""
+		if len(g.members) > 0 {
+			g.leader = g.members[0].ID
+		}
+	}
+	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: m.Endpoint.Process, MemberID: m.ID, Detail: reason})
+}
+
+// onMembershipChange rebalances after a removal, or lets a join phase in
+// progress complete without the removed member.
+func (g *Group) onMembershipChange(env sim.CoordinatorEnv, reason string, out *sim.Effects) {
+	switch g.state {
+	case Stable, CompletingRebalance:
+		g.prepareRebalance(env, reason, out)
+	case PreparingRebalance:
+		g.maybeCompleteJoin(env, out)
+	}
+}
+
+// --- protocol selection ---
+
+// candidateProtocols are the assignors every member supports.
+func (g *Group) candidateProtocols(exclude string) []string {
+	var cands []string
+	first := true
+	for _, m := range g.members {
+		if m.ID == exclude {
+			continue
+		}
+		var names []string
+		for _, p := range m.Protocols {
+			names = append(names, p.Name)
+		}
+		if first {
+			cands, first = names, false
+			continue
+		}
+		cands = slices.DeleteFunc(cands, func(c string) bool { return !slices.Contains(names, c) })
+	}
+	return cands
+}
+
+// supportsProtocols tells whether a joining member shares an assignor with
+// every other member (ClassicGroup.supportsProtocols).
+func (g *Group) supportsProtocols(ps []ProtocolMetadata, self string) bool {
+	others := 0
+	for _, m := range g.members {
+		if m.ID != self {
+			others++
+		}
+	}
+	if others == 0 {
+		return len(ps) > 0
+	}
+	cands := g.candidateProtocols(self)
+	for _, p := range ps {
+		if slices.Contains(cands, p.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectProtocol runs the vote of §2.3: each member votes for its first
+// listed assignor among those every member supports; most votes wins. Kafka
+// breaks ties by HashMap order; rebalsim breaks them by name, which is
+// deterministic.
+func (g *Group) selectProtocol() string {
+	cands := g.candidateProtocols("")
+	votes := map[string]int{}
+	for _, m := range g.members {
+		for _, p := range m.Protocols {
+			if slices.Contains(cands, p.Name) {
+				votes[p.Name]++
+				break
+			}
+		}
+	}
+	best := ""
+	slices.Sort(cands)
+	for _, c := range cands {
+		if best == "" || votes[c] > votes[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// protocolsMatch compares the whole metadata, owned partitions included, as
+// Kafka compares the serialized bytes: a cooperative member that rejoins
+// after revoking partitions carries different metadata, and that difference
+// is what starts the follow-up rebalance in a stable group.
+func protocolsMatch(a, b []ProtocolMetadata) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i].Metadata, b[i].Metadata
+		if a[i].Name != b[i].Name || !slices.Equal(x.Topics, y.Topics) || !x.Owned.Equal(y.Owned) || x.Generation != y.Generation {
+			return false
+		}
+	}
+	return true
+}
+
+// sameTopics compares only the subscribed topics: a static member coming
+// back carries no owned partitions, yet is the same member as far as the
+// assignment is concerned.
+func sameTopics(a, b []ProtocolMetadata) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !slices.Equal(a[i].Metadata.Topics, b[i].Metadata.Topics) {
+			return false
+		}
+	}
+	return true
+}

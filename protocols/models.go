@@ -1,0 +1,60 @@
+// Package protocols wires the protocol models into the simulator: it builds
+// the group coordinator and, for each consumer incarnation, the client its
+// configuration asks for (classic with EAGER or COOPERATIVE, or the KIP-848
+// consumer protocol). It is the only package that knows every model, so
+// that package sim never imports one.
+package protocols
+
+import (
+	"fmt"
+
+	"rebalsim/kafka"
+	"rebalsim/protocols/classic"
+	"rebalsim/protocols/classic/assignor"
+	"rebalsim/protocols/cooperative"
+	"rebalsim/protocols/eager"
+	"rebalsim/sim"
+)
+
+// Models implements sim.Models.
+type Models struct{}
+
+// Default returns the models of every implemented protocol.
+func Default() sim.Models { return Models{} }
+
+// Implemented lists the protocol shorthands the models implement.
+func Implemented() []string {
+	return []string{sim.ProtocolEager, sim.ProtocolCooperative}
+}
+
+// NewCoordinator builds the group coordinator.
+func (Models) NewCoordinator(cfg sim.GroupConfig) sim.GroupCoordinator {
+	return classic.NewGroup(cfg)
+}
+
+// NewClient builds the client cfg asks for.
+func (Models) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.Client, error) {
+	switch cfg.GroupProtocol {
+	case "classic":
+		var as []assignor.Assignor
+		for _, name := range cfg.Assignors {
+			a, ok := assignor.ByName(name)
+			if !ok {
+				return nil, fmt.Errorf("member %s: unknown assignor %q (known: %v)", cfg.ClientID, name, assignor.Names())
+			}
+			as = append(as, a)
+		}
+		proto, err := classic.RebalanceProtocolOf(as)
+		if err != nil {
+			return nil, fmt.Errorf("member %s: %w", cfg.ClientID, err)
+		}
+		var strategy classic.Strategy = eager.Strategy{}
+		if proto == kafka.Cooperative {
+			strategy = cooperative.Strategy{}
+		}
+		return classic.NewClient(self, cfg, strategy, as), nil
+	case "consumer":
+		return nil, fmt.Errorf("member %s: group.protocol=consumer is not implemented yet", cfg.ClientID)
+	}
+	return nil, fmt.Errorf("member %s: unknown group.protocol %q (want classic or consumer)", cfg.ClientID, cfg.GroupProtocol)
+}

@@ -1,0 +1,257 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// sample records one point of the chart series.
+func (w *World) sample(s *Series) {
+	now := w.k.Now()
+	s.Times = append(s.Times, sec(now))
+	s.Processing = append(s.Processing, w.ledger.ProcessingFraction())
+	s.Lag = append(s.Lag, w.ledger.totalLag(now))
+	s.Moved = append(s.Moved, float64(len(w.ledger.movedTimes)))
+	s.Revocations = append(s.Revocations, float64(len(w.ledger.revocationTimes)))
+}
+
+// convergedAt returns the first instant at or after t when the group was
+// converged, and whether it ever was.
+func (w *World) convergedAt(t time.Duration) (time.Duration, bool) {
+	i := sort.Search(len(w.flips), func(i int) bool { return w.flips[i].at > t }) - 1
+	if i >= 0 && w.flips[i].ok {
+		return t, true
+	}
+	for j := i + 1; j < len(w.flips); j++ {
+		if w.flips[j].ok {
+			return w.flips[j].at, true
+		}
+	}
+	return 0, false
+}
+
+// unstableBetween reports whether the group was unconverged at any instant
+// of [a, b].
+func (w *World) unstableBetween(a, b time.Duration) bool {
+	i := sort.Search(len(w.flips), func(i int) bool { return w.flips[i].at > a }) - 1
+	if i >= 0 && !w.flips[i].ok {
+		return true
+	}
+	for j := i + 1; j < len(w.flips) && w.flips[j].at <= b; j++ {
+		if !w.flips[j].ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) result(series *Series) *Result {
+	l := w.ledger
+	horizon := w.sc.Duration
+	l.finish()
+	for _, p := range w.procs {
+		if p.idle {
+			p.idleTotal += l.overlap(p.idleSince, horizon)
+		}
+		if horizon > p.laneSince {
+			w.lanes = append(w.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(horizon)})
+		}
+	}
+	r := &Result{
+		Scenario: w.sc.Name, Protocol: w.opts.Protocol, Seed: w.streams.seed,
+		WindowStart: sec(l.windowStart), WindowEnd: sec(horizon),
+		Events: w.k.Executed(), Series: *series,
+		Disturbances: w.disturbances,
+	}
+	m := &r.Metrics
+	m.Rebalances = w.rebalances
+	m.MovedPartitions = l.moved
+	m.Revocations = l.revocations
+	// Sums run in partition order so that floating-point results do not
+	// depend on the order events happened to touch partitions.
+	for _, p := range l.parts {
+		m.DowntimePartitionSeconds += p.downtime
+		m.MaxPartitionGapSeconds = max(m.MaxPartitionGapSeconds, p.maxGap)
+		m.DoubleOwnershipSeconds += p.doubleSec
+		m.ZombieProcessingSeconds += p.zombieSec
+		m.DuplicateRecords += p.duplicates
+	}
+	for _, p := range w.procs {
+		m.MemberIdleSeconds += p.idleTotal
+	}
+	m.PeakLagRecords = l.peakLag
+	m.LagRecoverySeconds = lagRecovery(series, sec(l.windowStart))
+	m.Converged = true
+	for _, d := range w.disturbances {
+		start := time.Duration(d.Start * float64(time.Second))
+		end := time.Duration(d.End * float64(time.Second))
+		c := Convergence{Disturbance: d.Label, At: d.Start, Converged: true}
+		at, ok := w.convergedAt(end)
+		switch {
+		case !ok:
+			c.Converged, c.Seconds = false, sec(horizon-start)
+		case w.unstableBetween(start, at):
+			c.Seconds = sec(at - start)
+		}
+		r.Convergence = append(r.Convergence, c)
+		m.ConvergenceSeconds = max(m.ConvergenceSeconds, c.Seconds)
+		m.Converged = m.Converged && c.Converged
+	}
+	if !w.converged {
+		m.Converged = false
+		r.Findings = append(r.Findings, w.notConvergedFinding())
+	}
+	for _, p := range w.procs {
+		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon)})
+	}
+	r.Findings = append(r.Findings, l.findings...)
+	r.Findings = append(r.Findings, w.findings...)
+	if m.ZombieProcessingSeconds > 0 {
+		r.Findings = append(r.Findings, w.zombieFinding())
+	}
+	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].At < r.Findings[j].At })
+	r.Timeline = l.segments
+	sort.SliceStable(r.Timeline, func(i, j int) bool {
+		a, b := r.Timeline[i], r.Timeline[j]
+		if a.Partition != b.Partition {
+			return partitionLess(a.Partition, b.Partition)
+		}
+		return a.Start < b.Start
+	})
+	r.MemberTimeline = w.lanes
+	sort.SliceStable(r.MemberTimeline, func(i, j int) bool {
+		a, b := r.MemberTimeline[i], r.MemberTimeline[j]
+		if a.Member != b.Member {
+			return w.byName[a.Member] < w.byName[b.Member]
+		}
+		return a.Start < b.Start
+	})
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	return r
+}
+
+// partitionLess orders "topic-N" names by topic, then numerically by N.
+func partitionLess(a, b string) bool {
+	ia, ib := strings.LastIndexByte(a, '-'), strings.LastIndexByte(b, '-')
+	if a[:ia] != b[:ib] {
+		return a[:ia] < b[:ib]
+	}
+	if len(a)-ia != len(b)-ib {
+		return len(a)-ia < len(b)-ib
+	}
+	return a[ia:] < b[ia:]
+}
+
+// notConvergedFinding names the members and partitions still pending at
+// the horizon.
+func (w *World) notConvergedFinding() Finding {
+	f := Finding{Kind: "not_converged", At: sec(w.sc.Duration)}
+	for _, p := range w.procs {
+		if !p.ready {
+			f.Members = append(f.Members, p.name)
+		}
+	}
+	bad := w.ledger.BadPartitions()
+	f.Partitions = bad
+	if len(bad) > 20 {
+		f.Partitions = bad[:20]
+	}
+	state := "stable"
+	if !w.coord.Stable() {
+		state = w.coord.State()
+	}
+	f.Detail = fmt.Sprintf("the group was not stable at the horizon: %d members pending, %d partitions without exactly one owner, group state %s", len(f.Members), len(bad), state)
+	return f
+}
+
+func (w *World) zombieFinding() Finding {
+	l := w.ledger
+	f := Finding{Kind: "zombie_processing", At: sec(l.firstZombie), Members: l.zombieMembers,
+		Detail: "a member the coordinator had fenced or removed went on processing partitions it believed it owned"}
+	for _, p := range l.parts {
+		if p.zombieSec > 0 && len(f.Partitions) < 20 {
+			f.Partitions = append(f.Partitions, p.name)
+		}
+	}
+	return f
+}
+
+// lagRecovery is the time from the window start until the total lag is back
+// to its level at the window start (within 1% of the peak, or one record)
+// for good.
+func lagRecovery(s *Series, start float64) float64 {
+	base, peak := -1.0, 0.0
+	for i, t := range s.Times {
+		if t >= start && base < 0 {
+			base = s.Lag[i]
+		}
+		if t >= start {
+			peak = max(peak, s.Lag[i])
+		}
+	}
+	if base < 0 {
+		return 0
+	}
+	tol := max(1, 0.01*peak)
+	last := start
+	for i, t := range s.Times {
+		if t >= start && s.Lag[i] > base+tol {
+			last = t + s.Step
+		}
+	}
+	if len(s.Times) > 0 {
+		last = min(last, s.Times[len(s.Times)-1])
+	}
+	return max(0, last-start)
+}
+
+// named renders the client metrics under Kafka's names, sorted by name.
+func (m *clientMetrics) named(horizon time.Duration) []NamedMetric {
+	hours := horizon.Hours()
+	avg := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		s := 0.0
+		for _, x := range xs {
+			s += x
+		}
+		return s / float64(len(xs))
+	}
+	maxOf := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		return slices.Max(xs)
+	}
+	total := 0.0
+	for _, x := range m.latencies {
+		total += x
+	}
+	lastAgo := -1.0
+	if m.hasRebalanced {
+		lastAgo = (horizon - m.lastRebalanceEnd).Seconds()
+	}
+	out := []NamedMetric{
+		{"failed-rebalance-rate-per-hour", float64(m.failed) / hours},
+		{"failed-rebalance-total", float64(m.failed)},
+		{"last-rebalance-seconds-ago", lastAgo},
+		{"partition-assigned-latency-avg", avg(m.callbacks[CallbackAssigned])},
+		{"partition-assigned-latency-max", maxOf(m.callbacks[CallbackAssigned])},
+		{"partition-lost-latency-avg", avg(m.callbacks[CallbackLost])},
+		{"partition-lost-latency-max", maxOf(m.callbacks[CallbackLost])},
+		{"partition-revoked-latency-avg", avg(m.callbacks[CallbackRevoked])},
+		{"partition-revoked-latency-max", maxOf(m.callbacks[CallbackRevoked])},
+		{"rebalance-latency-avg", avg(m.latencies)},
+		{"rebalance-latency-max", maxOf(m.latencies)},
+		{"rebalance-latency-total", total},
+		{"rebalance-rate-per-hour", float64(len(m.latencies)) / hours},
+		{"rebalance-total", float64(len(m.latencies))},
+	}
+	return out
+}

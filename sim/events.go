@@ -1,0 +1,202 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"rebalsim/kafka"
+)
+
+// schedule turns one scenario event into kernel events and records it as a
+// disturbance.
+func (w *World) schedule(ev Event) {
+	label := fmt.Sprintf("%s %s", ev.Kind, strings.Join(ev.Members, ","))
+	end := ev.At + ev.For
+	switch ev.Kind {
+	case EventRollingRestart:
+		// Each restart is a disturbance of its own; convergence is judged
+		// per restart.
+		for i, name := range ev.Members {
+			at := ev.At + time.Duration(i)*ev.Interval
+			w.scheduleRestart(w.proc(name), at, ev.For, ev.Graceful, ev.Set)
+			w.disturb(Disturbance{Kind: string(EventRestart), Members: []string{name}, Start: sec(at), End: sec(at + ev.For), Label: "rolling restart " + name})
+		}
+		return
+	case EventRestart:
+		for _, name := range ev.Members {
+			w.scheduleRestart(w.proc(name), ev.At, ev.For, ev.Graceful, ev.Set)
+		}
+	case EventStart:
+		end = ev.At
+		w.forEach(ev, func(p *process) { w.startProcess(p) })
+	case EventLeave:
+		end = ev.At
+		w.forEach(ev, func(p *process) { w.closeProcess(p) })
+	case EventCrash:
+		end = ev.At
+		w.forEach(ev, func(p *process) { w.stopProcess(p, false) })
+	case EventPause:
+		w.forEach(ev, func(p *process) { w.pause(p, ev.For) })
+	case EventStall:
+		w.forEach(ev, func(p *process) { w.stall(p, ev.For) })
+	case EventNetworkPartition:
+		w.forEach(ev, func(p *process) {
+			p.cutOffUntil = max(p.cutOffUntil, w.k.Now()+ev.For)
+			if w.traceOn() {
+				w.emit(traceRecord{Event: "network_partition", Member: p.name, Detail: fmt.Sprintf("cut off for %s", ev.For)})
+			}
+		})
+	case EventAddPartitions:
+		end = ev.At
+		label = fmt.Sprintf("add_partitions %s→%d", ev.Topic, ev.Partitions)
+		w.at(ev.At, func() { w.addPartitions(ev.Topic, ev.Partitions) })
+	case EventSubscribe:
+		end = ev.At
+		label = fmt.Sprintf("subscribe %s to %s", strings.Join(ev.Members, ","), strings.Join(ev.Topics, ","))
+		w.forEach(ev, func(p *process) { w.subscribe(p, ev.Topics) })
+	}
+	w.disturb(Disturbance{Kind: string(ev.Kind), Members: ev.Members, Start: sec(ev.At), End: sec(end), Label: label})
+}
+
+func (w *World) disturb(d Disturbance) {
+	w.disturbances = append(w.disturbances, d)
+}
+
+func (w *World) proc(name string) *process { return w.procs[w.byName[name]] }
+
+// forEach schedules fn for every target member at the event's time.
+func (w *World) forEach(ev Event, fn func(p *process)) {
+	w.at(ev.At, func() {
+		for _, name := range ev.Members {
+			if i, ok := w.byName[name]; ok {
+				fn(w.procs[i])
+			}
+		}
+	})
+}
+
+func (w *World) scheduleRestart(p *process, at, down time.Duration, graceful bool, set ConsumerSettings) {
+	w.at(at, func() {
+		if !p.alive {
+			return
+		}
+		if graceful {
+			w.closeProcess(p)
+		} else {
+			w.stopProcess(p, false)
+		}
+	})
+	w.at(at+down, func() {
+		if p.alive {
+			// A graceful close that has not finished yet is cut short.
+			w.stopProcess(p, false)
+		}
+		if set != (ConsumerSettings{}) {
+			p.patches = append(p.patches, set)
+		}
+		w.startProcess(p)
+	})
+}
+
+func (w *World) pause(p *process, d time.Duration) {
+	if !p.alive {
+		return
+	}
+	until := w.k.Now() + d
+	if p.paused && until <= p.pausedUntil {
+		return
+	}
+	w.blockApp(p, func() { p.paused = true })
+	p.pausedUntil = until
+	w.ledger.SetProcess(p.idx, true, true, p.stalled)
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "pause", Member: p.name, Detail: fmt.Sprintf("for %s", d)})
+	}
+	w.update(p)
+	inc := p.incarnation
+	w.at(until, func() {
+		if p.incarnation != inc || !p.paused || w.k.Now() < p.pausedUntil {
+			return
+		}
+		p.paused = false
+		w.ledger.SetProcess(p.idx, true, false, p.stalled)
+		if w.traceOn() {
+			w.emit(traceRecord{Event: "resume", Member: p.name})
+		}
+		w.update(p)
+		if fn := p.finishAfterPause; fn != nil {
+			p.finishAfterPause = nil
+			fn()
+		}
+		w.drain(p)
+	})
+}
+
+func (w *World) stall(p *process, d time.Duration) {
+	if !p.alive {
+		return
+	}
+	until := w.k.Now() + d
+	if p.stalled && until <= p.stalledUntil {
+		return
+	}
+	w.blockApp(p, func() { p.stalled = true })
+	p.stalledUntil = until
+	w.ledger.SetProcess(p.idx, true, p.paused, true)
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "stall", Member: p.name, Detail: fmt.Sprintf("for %s", d)})
+	}
+	w.update(p)
+	inc := p.incarnation
+	w.at(until, func() {
+		if p.incarnation != inc || !p.stalled || w.k.Now() < p.stalledUntil {
+			return
+		}
+		p.stalled = false
+		w.ledger.SetProcess(p.idx, true, p.paused, false)
+		w.update(p)
+		w.drain(p)
+	})
+}
+
+func (w *World) addPartitions(topic string, n int32) {
+	for i, t := range w.metadata {
+		if t.Name != topic || n <= t.Partitions {
+			continue
+		}
+		for p := t.Partitions; p < n; p++ {
+			w.ledger.addPartition(kafka.TopicPartition{Topic: topic, Partition: p}, w.rates[topic], w.subscribed(topic))
+		}
+		// Metadata is replaced, never mutated: clients hold the old slice
+		// until their next refresh.
+		md := append([]kafka.Topic(nil), w.metadata...)
+		md[i].Partitions = n
+		w.metadata = md
+	}
+	out := &w.out
+	out.Reset()
+	w.coord.MetadataChanged(w.coordEnv(), out)
+	w.applyCoordinator(out)
+}
+
+func (w *World) subscribed(topic string) bool {
+	for _, p := range w.procs {
+		if p.alive {
+			for _, t := range p.cfg.Subscription {
+				if t == topic {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (w *World) subscribe(p *process, topics []string) {
+	ts := append([]string(nil), topics...)
+	p.patches = append(p.patches, ConsumerSettings{Subscription: &ts})
+	p.cfg.Subscription = ts
+	w.stepClient(p, AppThread, func(c Client, env ClientEnv, out *Effects) { c.Subscribe(env, ts, out) })
+	w.ledger.SetRequired(w.subscribed)
+}

@@ -1,0 +1,605 @@
+package sim
+
+import (
+	"container/heap"
+	"math"
+	"slices"
+	"time"
+
+	"rebalsim/kafka"
+)
+
+// Ledger is the protocol-neutral ground truth of a run: which process
+// believes it owns which partition, and whether that partition is being
+// processed. It is fed only by what a real client surfaces to the
+// application (partitions assigned, revoked, lost; the process paused,
+// stalled, crashed) and by the coordinator's view of who is a member, so
+// every protocol is measured by the same code.
+//
+// Time accounting is lazy: each partition remembers when it was last
+// brought up to date, and is advanced to "now" just before anything that
+// could change how it accrues downtime, lag or duplicates.
+type Ledger struct {
+	now         func() time.Duration
+	windowStart time.Duration
+	procs       []*procLedger
+	parts       []*partLedger
+	byName      map[kafka.TopicPartition]int
+
+	moved, revocations int
+	// movedSeries and revocationSeries record counts over time for charts.
+	movedTimes, revocationTimes []time.Duration
+
+	// bad counts partitions not in their converged state (see partLedger.bad).
+	bad int
+	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
+	// pinned at zero; zeros is a heap of the instants at which draining
+	// partitions reach zero lag.
+	sumA, sumS  float64
+	zeros       zeroHeap
+	peakLag     float64
+	lagBaseline float64
+
+	// firstZombie and zombieMembers describe zombie processing for findings.
+	zombieSeen    bool
+	firstZombie   time.Duration
+	zombieMembers []string
+
+	timeline    bool
+	segments    []Segment
+	doubleSince map[int]time.Duration
+	findings    []Finding
+}
+
+// procLedger is the ledger's view of one process.
+type procLedger struct {
+	name     string
+	alive    bool
+	paused   bool
+	stalled  bool
+	member   int // coordinator member ids registered for this process
+	rate     float64
+	owned    []int // sorted partition indices the process believes it owns
+	revoking map[int]bool
+	// processingCount is how many owned partitions it is processing.
+	processingCount int
+}
+
+func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
+
+// ownership is one process's claim on one partition.
+type ownership struct {
+	proc int
+	// uncommitted are records processed since the last successful commit.
+	uncommitted float64
+}
+
+type partLedger struct {
+	tp    kafka.TopicPartition
+	name  string
+	rate  float64
+	since time.Duration
+	// owners in the order they took the partition; the last one that is
+	// processing drives the lag model.
+	owners    []ownership
+	lastOwner int // process of the last completed ownership, -1 if none
+	required  bool
+	isBad     bool
+
+	// accrued metrics (within the window)
+	downtime, maxGap, gapStart, doubleSec, zombieSec float64
+	inGap                                            bool
+	duplicates                                       float64
+
+	// lag model: lag at lagT, changing at slope records/s.
+	lag, slope float64
+	lagT       time.Duration
+	// sinceLag is the lag at since (the lag line may have been rebased
+	// later, when the partition drained to zero).
+	sinceLag float64
+	active   bool // contributes to sumA/sumS
+	zeroVer  int
+
+	// timeline segment in progress
+	segOwner string
+	segState string
+	segStart time.Duration
+}
+
+func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *Ledger {
+	return &Ledger{now: now, windowStart: windowStart, byName: map[kafka.TopicPartition]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}}
+}
+
+func (l *Ledger) addProcess(name string, rate float64) int {
+	l.procs = append(l.procs, &procLedger{name: name, rate: rate, revoking: map[int]bool{}})
+	return len(l.procs) - 1
+}
+
+func (l *Ledger) addPartition(tp kafka.TopicPartition, rate float64, required bool) {
+	t := l.now()
+	p := &partLedger{tp: tp, name: tp.String(), rate: rate, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
+	l.byName[tp] = len(l.parts)
+	l.parts = append(l.parts, p)
+	p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
+	l.setSlope(p, rate, t)
+	l.refresh(len(l.parts) - 1)
+}
+
+func sec(d time.Duration) float64 { return d.Seconds() }
+
+// overlap returns the part of [a, b] inside the measurement window.
+func (l *Ledger) overlap(a, b time.Duration) float64 {
+	if a < l.windowStart {
+		a = l.windowStart
+	}
+	if b <= a {
+		return 0
+	}
+	return sec(b - a)
+}
+
+// processingOwner returns the owner driving the lag model, or -1.
+func (l *Ledger) processingOwner(p *partLedger, idx int) int {
+	for i := len(p.owners) - 1; i >= 0; i-- {
+		pr := l.procs[p.owners[i].proc]
+		if pr.running() && !pr.revoking[idx] {
+			return i
+		}
+	}
+	return -1
+}
+
+// advance brings partition idx's accounting up to now.
+func (l *Ledger) advance(idx int) {
+	p := l.parts[idx]
+	t := l.now()
+	if t <= p.since {
+		return
+	}
+	dt := l.overlap(p.since, t)
+	full := sec(t - p.since)
+	owner := l.processingOwner(p, idx)
+	if owner < 0 && dt > 0 {
+		p.downtime += dt
+	}
+	memberOwners, zombies := 0, 0
+	for _, o := range p.owners {
+		pr := l.procs[o.proc]
+		if pr.member > 0 && pr.alive {
+			memberOwners++
+		}
+		if pr.member == 0 && pr.running() && !pr.revoking[idx] {
+			zombies++
+		}
+	}
+	if memberOwners >= 2 {
+		p.doubleSec += dt
+	}
+	p.zombieSec += float64(zombies) * dt
+	if zombies > 0 && dt > 0 {
+		for _, o := range p.owners {
+			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !slices.Contains(l.zombieMembers, pr.name) {
+				l.zombieMembers = append(l.zombieMembers, pr.name)
+			}
+		}
+		if !l.zombieSeen || p.since < l.firstZombie {
+			l.zombieSeen, l.firstZombie = true, max(p.since, l.windowStart)
+		}
+	}
+	// Records processed by each running owner: the lag-driving owner drains
+	// the backlog at its share; any other (zombie) owner re-reads at the
+	// production rate. Both count as uncommitted work.
+	newLag := l.lagAt(p, t)
+	drained := p.sinceLag + p.rate*full - newLag
+	for i := range p.owners {
+		o := &p.owners[i]
+		pr := l.procs[o.proc]
+		if !pr.running() || pr.revoking[idx] {
+			continue
+		}
+		if i == owner {
+			o.uncommitted += drained
+		} else {
+			o.uncommitted += p.rate * full
+		}
+	}
+	p.since, p.sinceLag = t, newLag
+}
+
+func (l *Ledger) lagAt(p *partLedger, t time.Duration) float64 {
+	v := p.lag + p.slope*sec(t-p.lagT)
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
+// share is the processing rate one of proc's partitions gets.
+func (l *Ledger) share(pr *procLedger) float64 {
+	if pr.processingCount == 0 {
+		return 0
+	}
+	return pr.rate / float64(pr.processingCount)
+}
+
+// refresh recomputes partition idx's derived state after a change: its lag
+// slope, whether it is converged, its timeline segment.
+func (l *Ledger) refresh(idx int) {
+	p := l.parts[idx]
+	t := l.now()
+	owner := l.processingOwner(p, idx)
+	slope := p.rate
+	if owner >= 0 {
+		slope = p.rate - l.share(l.procs[p.owners[owner].proc])
+	}
+	if slope != p.slope || t == p.lagT {
+		l.setSlope(p, slope, t)
+	}
+	// Converged: a required partition has exactly one owner, a live member;
+	// an unrequired one has none.
+	bad := len(p.owners) != 0
+	if p.required {
+		bad = !(len(p.owners) == 1 && l.procs[p.owners[0].proc].member > 0 && l.procs[p.owners[0].proc].alive)
+	}
+	if bad != p.isBad {
+		if bad {
+			l.bad++
+		} else {
+			l.bad--
+		}
+		p.isBad = bad
+	}
+	// Gaps: the longest single stretch without processing.
+	if owner < 0 && !p.inGap {
+		p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
+	} else if owner >= 0 && p.inGap {
+		p.inGap = false
+		p.maxGap = math.Max(p.maxGap, sec(max(t, l.windowStart))-p.gapStart)
+	}
+	// Safety: two live members believing they own one partition.
+	memberOwners := 0
+	for _, o := range p.owners {
+		if pr := l.procs[o.proc]; pr.member > 0 && pr.alive {
+			memberOwners++
+		}
+	}
+	if memberOwners >= 2 {
+		if _, ok := l.doubleSince[idx]; !ok {
+			l.doubleSince[idx] = t
+			var names []string
+			for _, o := range p.owners {
+				names = append(names, l.procs[o.proc].name)
+			}
+			l.findings = append(l.findings, Finding{Kind: "double_ownership", At: sec(t), Members: names, Partitions: []string{p.name}, Detail: "two current group members believe they own " + p.name})
+		}
+	} else {
+		delete(l.doubleSince, idx)
+	}
+	if l.timeline {
+		segOwner, segState := "", "unowned"
+		switch {
+		case memberOwners >= 2:
+			segState = "double"
+			segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+		case owner >= 0:
+			segState = "processing"
+			segOwner = l.procs[p.owners[owner].proc].name
+		case len(p.owners) > 0:
+			segState = "stalled"
+			segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+		}
+		if segOwner != p.segOwner || segState != p.segState {
+			if t > p.segStart {
+				l.segments = append(l.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
+			}
+			p.segOwner, p.segState, p.segStart = segOwner, segState, t
+		}
+	}
+}
+
+// setSlope rebases partition p's lag line at t with a new slope and keeps
+// the aggregate lag in step.
+func (l *Ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
+	l.observeLag(t)
+	cur := l.lagAt(p, t)
+	if p.active {
+		l.sumA -= p.lag - p.slope*sec(p.lagT)
+		l.sumS -= p.slope
+		p.active = false
+	}
+	p.lag, p.lagT, p.slope = cur, t, slope
+	p.zeroVer++
+	if cur == 0 && slope <= 0 {
+		return
+	}
+	p.active = true
+	l.sumA += p.lag - p.slope*sec(p.lagT)
+	l.sumS += p.slope
+	if slope < 0 {
+		heap.Push(&l.zeros, zeroAt{at: p.lagT + time.Duration(cur/(-slope)*float64(time.Second)), part: p, ver: p.zeroVer})
+	}
+}
+
+// totalLag returns Σ lag at t (t must not go backwards).
+func (l *Ledger) totalLag(t time.Duration) float64 {
+	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
+		z := heap.Pop(&l.zeros).(zeroAt)
+		p := z.part
+		if z.ver != p.zeroVer || !p.active {
+			continue
+		}
+		l.sumA -= p.lag - p.slope*sec(p.lagT)
+		l.sumS -= p.slope
+		p.active = false
+		p.lag, p.lagT, p.slope = 0, z.at, 0
+		p.zeroVer++
+	}
+	v := l.sumA + l.sumS*sec(t)
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
+// observeLag records the total lag at t for the peak. Between two ledger
+// changes every partition's lag is convex in time, so the total is too and
+// its maximum is at a change: observing just before each change is exact.
+func (l *Ledger) observeLag(t time.Duration) {
+	if t < l.windowStart {
+		return
+	}
+	if v := l.totalLag(t); v > l.peakLag {
+		l.peakLag = v
+	}
+}
+
+// --- ownership changes, as the application sees them ---
+
+func (l *Ledger) index(tp kafka.TopicPartition) (int, bool) {
+	i, ok := l.byName[tp]
+	return i, ok
+}
+
+// touchProc advances every partition proc owns, runs change, and refreshes
+// them: a change to a process can change the share of all its partitions.
+func (l *Ledger) touchProc(proc int, change func()) {
+	pr := l.procs[proc]
+	before := slices.Clone(pr.owned)
+	for _, idx := range before {
+		l.advance(idx)
+	}
+	change()
+	l.recount(pr)
+	for _, idx := range mergeSorted(before, pr.owned) {
+		l.refresh(idx)
+	}
+}
+
+func mergeSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	out = append(out, a...)
+	out = append(out, b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (l *Ledger) recount(pr *procLedger) {
+	n := 0
+	if pr.running() {
+		for _, idx := range pr.owned {
+			if !pr.revoking[idx] {
+				n++
+			}
+		}
+	}
+	pr.processingCount = n
+}
+
+// Assign records that proc's application was handed tps.
+func (l *Ledger) Assign(proc int, tps []kafka.TopicPartition) {
+	pr := l.procs[proc]
+	var idxs []int
+	for _, tp := range tps {
+		if idx, ok := l.index(tp); ok {
+			if _, has := slices.BinarySearch(pr.owned, idx); !has {
+				idxs = append(idxs, idx)
+			}
+		}
+	}
+	if len(idxs) == 0 {
+		return
+	}
+	for _, idx := range idxs {
+		l.advance(idx)
+	}
+	l.touchProc(proc, func() {
+		for _, idx := range idxs {
+			p := l.parts[idx]
+			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
+				l.moved++
+				l.movedTimes = append(l.movedTimes, l.now())
+			}
+			p.lastOwner = proc
+			p.owners = append(p.owners, ownership{proc: proc})
+			pr.owned = append(pr.owned, idx)
+		}
+		slices.Sort(pr.owned)
+	})
+}
+
+// StartRevoke records that proc stopped processing tps to revoke them.
+func (l *Ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
+	pr := l.procs[proc]
+	l.touchProc(proc, func() {
+		for _, tp := range tps {
+			if idx, ok := l.index(tp); ok {
+				if _, has := slices.BinarySearch(pr.owned, idx); has {
+					pr.revoking[idx] = true
+				}
+			}
+		}
+	})
+}
+
+// Release records that proc no longer owns tps. committed tells whether
+// its last processed offsets were committed (a clean revoke by a current
+// member); otherwise the uncommitted records will be processed again.
+func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
+	pr := l.procs[proc]
+	committed := revoked && pr.member > 0
+	l.touchProc(proc, func() {
+		for _, tp := range tps {
+			idx, ok := l.index(tp)
+			if !ok {
+				continue
+			}
+			pos, has := slices.BinarySearch(pr.owned, idx)
+			if !has {
+				continue
+			}
+			pr.owned = slices.Delete(pr.owned, pos, pos+1)
+			delete(pr.revoking, idx)
+			p := l.parts[idx]
+			for i, o := range p.owners {
+				if o.proc == proc {
+					if !committed && l.now() >= l.windowStart {
+						p.duplicates += o.uncommitted
+					}
+					p.owners = slices.Delete(p.owners, i, i+1)
+					break
+				}
+			}
+			if revoked && l.now() >= l.windowStart {
+				l.revocations++
+				l.revocationTimes = append(l.revocationTimes, l.now())
+			}
+		}
+	})
+}
+
+// ReleaseAll drops everything proc owns without a commit (crash, lost).
+func (l *Ledger) ReleaseAll(proc int) {
+	l.Release(proc, l.ownedBy(proc), false)
+}
+
+func (l *Ledger) ownedBy(proc int) []kafka.TopicPartition {
+	var out []kafka.TopicPartition
+	for _, idx := range l.procs[proc].owned {
+		out = append(out, l.parts[idx].tp)
+	}
+	return out
+}
+
+// Commit records a successful commit of everything proc processed so far.
+func (l *Ledger) Commit(proc int) {
+	pr := l.procs[proc]
+	if pr.member == 0 {
+		return // a fenced member's commit fails
+	}
+	for _, idx := range pr.owned {
+		l.advance(idx)
+		for i := range l.parts[idx].owners {
+			if l.parts[idx].owners[i].proc == proc {
+				l.parts[idx].owners[i].uncommitted = 0
+			}
+		}
+	}
+}
+
+// SetProcess updates a process's physical state.
+func (l *Ledger) SetProcess(proc int, alive, paused, stalled bool) {
+	pr := l.procs[proc]
+	if pr.alive == alive && pr.paused == paused && pr.stalled == stalled {
+		return
+	}
+	l.touchProc(proc, func() { pr.alive, pr.paused, pr.stalled = alive, paused, stalled })
+}
+
+// SetMember changes the count of coordinator member ids of a process.
+func (l *Ledger) SetMember(proc int, delta int) {
+	pr := l.procs[proc]
+	l.touchProc(proc, func() { pr.member += delta })
+}
+
+// SetRequired marks which partitions must be owned for the group to be
+// converged (those of topics some live member subscribes to).
+func (l *Ledger) SetRequired(required func(topic string) bool) {
+	for idx, p := range l.parts {
+		r := required(p.tp.Topic)
+		if r != p.required {
+			l.advance(idx)
+			p.required = r
+			l.refresh(idx)
+		}
+	}
+}
+
+// Converged reports whether every partition is in its converged state.
+func (l *Ledger) Converged() bool { return l.bad == 0 }
+
+// BadPartitions lists the partitions that are not in their converged state.
+func (l *Ledger) BadPartitions() []string {
+	var out []string
+	for _, p := range l.parts {
+		if p.isBad {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
+// Owns reports whether proc owns anything.
+func (l *Ledger) Owns(proc int) int { return len(l.procs[proc].owned) }
+
+// ProcessingFraction is the fraction of partitions being processed now.
+func (l *Ledger) ProcessingFraction() float64 {
+	if len(l.parts) == 0 {
+		return 0
+	}
+	n := 0
+	for idx, p := range l.parts {
+		if l.processingOwner(p, idx) >= 0 {
+			n++
+		}
+	}
+	return float64(n) / float64(len(l.parts))
+}
+
+// finish closes every open interval at the horizon.
+func (l *Ledger) finish() {
+	t := l.now()
+	l.observeLag(t)
+	for idx, p := range l.parts {
+		l.advance(idx)
+		if p.inGap {
+			p.maxGap = math.Max(p.maxGap, sec(t)-p.gapStart)
+		}
+		if l.timeline && t > p.segStart {
+			l.segments = append(l.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
+		}
+	}
+}
+
+type zeroAt struct {
+	at   time.Duration
+	part *partLedger
+	ver  int
+}
+
+type zeroHeap struct{ items []zeroAt }
+
+func (h zeroHeap) Len() int { return len(h.items) }
+func (h zeroHeap) Less(i, j int) bool {
+	if h.items[i].at != h.items[j].at {
+		return h.items[i].at < h.items[j].at
+	}
+	return h.items[i].part.name < h.items[j].part.name
+}
+func (h zeroHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *zeroHeap) Push(x any)   { h.items = append(h.items, x.(zeroAt)) }
+func (h *zeroHeap) Pop() any {
+	n := len(h.items) - 1
+	x := h.items[n]
+	h.items = h.items[:n]
+	return x
+}

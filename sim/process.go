@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// process is one consumer process of the scenario across its incarnations.
+// It owns the physical facts the protocol model cannot see: whether the
+// process is up, frozen by a GC pause, or has its application thread
+// blocked, and the inputs waiting for a blocked thread.
+type process struct {
+	idx     int
+	name    string
+	spec    MemberSpec
+	patches []ConsumerSettings
+	cfg     ConsumerConfig
+
+	alive       bool
+	incarnation int
+	client      Client
+
+	// paused freezes both threads until pausedUntil; stalled blocks the
+	// application thread until stalledUntil.
+	paused, stalled           bool
+	pausedUntil, stalledUntil time.Duration
+	// appBusy is set while the application thread runs a callback.
+	appBusy bool
+	// finishAfterPause completes a callback whose time ran out during a pause.
+	finishAfterPause func()
+	callbacks        []Callback
+	appInbox         []func()
+	bgInbox          []func()
+	appBlocked       time.Duration // when the application thread last stopped polling
+
+	pollPending bool
+	timers      map[string]EventID
+	autoCommit  EventID
+	closing     bool
+	closeDue    EventID
+	cutOffUntil time.Duration
+
+	latency *Sampler
+	pollRng *rand.Rand
+	// lastArrival keeps each direction of the connection FIFO, as TCP does.
+	lastToCoord, lastFromCoord time.Duration
+
+	// Derived flags, kept in step by World.update.
+	ready      bool
+	idle       bool
+	idleSince  time.Duration
+	idleTotal  float64
+	lane       string
+	laneSince  time.Duration
+	metrics    clientMetrics
+	joinFailed bool
+}
+
+func (p *process) appRunnable() bool {
+	return p.alive && !p.paused && !p.stalled && !p.appBusy
+}
+
+func (p *process) bgRunnable() bool { return p.alive && !p.paused }
+
+func (p *process) runnable(t Thread) bool {
+	if t == BackgroundThread {
+		return p.bgRunnable()
+	}
+	return p.appRunnable()
+}
+
+// clientMetrics accumulates a member's KIP-429 client metrics across its
+// incarnations.
+type clientMetrics struct {
+	rebalanceStart   time.Duration
+	inRebalance      bool
+	latencies        []float64 // ms
+	failed           int
+	lastRebalanceEnd time.Duration
+	hasRebalanced    bool
+	callbacks        [3][]float64 // ms, by CallbackKind
+}

@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"time"
+
+	"rebalsim/kafka"
+)
+
+// The protocol seam. Protocol models are state machines in the style of
+// etcd's raft: the simulator hands them one input at a time (a message, a
+// timer firing, a poll of the application thread, a scenario action) with
+// the current virtual time, and they answer by appending effects to an
+// *Effects: messages to send, timers to set or cancel, callbacks for the
+// application thread to run, and notes for the trace and the metrics. They
+// never read a clock, start a goroutine or draw randomness of their own.
+//
+// The simulator owns everything physical: which thread of a consumer process
+// is frozen by a GC pause or blocked by slow processing, how long a message
+// takes, which messages a network partition drops, and which partitions the
+// application believes it owns (the ownership ledger, fed only by the
+// callbacks a client asks for).
+
+// Endpoint is one end of a connection: a consumer process incarnation, or
+// the group coordinator.
+type Endpoint struct {
+	// Process is the scenario member id, or CoordinatorProcess.
+	Process string `json:"process"`
+	// Incarnation counts the process's starts; a restarted process does not
+	// receive responses addressed to its previous life.
+	Incarnation int `json:"incarnation,omitempty"`
+}
+
+// CoordinatorProcess names the group coordinator's endpoint.
+const CoordinatorProcess = "coordinator"
+
+// Coordinator is the group coordinator's endpoint.
+var Coordinator = Endpoint{Process: CoordinatorProcess}
+
+// Thread names the consumer thread that handles an input. Inputs for a
+// blocked thread wait until it runs again.
+type Thread int
+
+const (
+	// AppThread is the application thread: poll(), callbacks, and the
+	// classic JoinGroup/SyncGroup handling that happens inside poll().
+	AppThread Thread = iota
+	// BackgroundThread is the heartbeat (classic) or network (consumer
+	// protocol) thread; only a whole-process pause stops it.
+	BackgroundThread
+)
+
+// Message is a protocol message. Kind names it in traces ("JoinGroup").
+type Message interface {
+	Kind() string
+}
+
+// Send asks the network to deliver a message.
+type Send struct {
+	To  Endpoint
+	Msg Message
+	// Thread is the receiving consumer thread; ignored for the coordinator.
+	Thread Thread
+}
+
+// TimerRequest sets or cancels a named timer of the stepping model.
+// Setting a timer that exists replaces it.
+type TimerRequest struct {
+	Name   string
+	At     time.Duration
+	Cancel bool
+	// Thread is the consumer thread the timer belongs to; ignored for the
+	// coordinator, whose timers always fire on time.
+	Thread Thread
+}
+
+// CallbackKind names a ConsumerRebalanceListener callback.
+type CallbackKind int
+
+const (
+	CallbackRevoked CallbackKind = iota
+	CallbackAssigned
+	CallbackLost
+)
+
+func (c CallbackKind) String() string {
+	switch c {
+	case CallbackRevoked:
+		return "revoked"
+	case CallbackAssigned:
+		return "assigned"
+	}
+	return "lost"
+}
+
+// Callback asks the application thread to run a rebalance callback. The
+// ledger learns of ownership changes only through callbacks: a revoke stops
+// processing at once and releases ownership when it returns (after the
+// commit), an assign takes ownership when it starts, a lost drops ownership
+// at once without a commit.
+type Callback struct {
+	Kind       CallbackKind
+	Partitions []kafka.TopicPartition
+	// Commit makes the revoke commit offsets synchronously first.
+	Commit bool
+	// Token is handed back in CallbackDone.
+	Token int
+}
+
+// NoteKind names a fact a model reports for metrics and the trace.
+type NoteKind string
+
+const (
+	// Coordinator notes.
+	NoteMemberAdded   NoteKind = "member_added"   // Process joined as MemberID
+	NoteMemberRemoved NoteKind = "member_removed" // MemberID left or was fenced (Detail says why)
+	NoteRebalance     NoteKind = "rebalance"      // a classic generation completed, or a group epoch bump
+	NoteGroupState    NoteKind = "group_state"    // Detail is the new state
+	NoteGroupType     NoteKind = "group_type"     // Detail is classic | consumer
+
+	// Client notes.
+	NoteRebalanceStart NoteKind = "rebalance_start" // a client began a rebalance (first JoinGroup / RECONCILING)
+	NoteRebalanceEnd   NoteKind = "rebalance_end"   // it ended; Failed if it did not succeed
+	NoteClientState    NoteKind = "client_state"    // Detail is the client's new state
+	NoteJoinFailure    NoteKind = "join_failure"    // the member cannot join (Detail: the error)
+	NoteFenced         NoteKind = "fenced"          // the client learned it was fenced
+)
+
+// Note is a fact for metrics and the trace.
+type Note struct {
+	Kind     NoteKind
+	Process  string
+	MemberID string
+	Detail   string
+	Failed   bool
+	// Value is a number attached to the note (generation, epoch).
+	Value int64
+}
+
+// Effects collects a model's outputs for one input.
+type Effects struct {
+	Sends     []Send
+	Timers    []TimerRequest
+	Callbacks []Callback
+	// WantPoll asks for the application thread's next poll().
+	WantPoll bool
+	Notes    []Note
+}
+
+// Send appends a message.
+func (e *Effects) Send(to Endpoint, msg Message, thread Thread) {
+	e.Sends = append(e.Sends, Send{To: to, Msg: msg, Thread: thread})
+}
+
+// SetTimer appends a timer request.
+func (e *Effects) SetTimer(name string, at time.Duration, thread Thread) {
+	e.Timers = append(e.Timers, TimerRequest{Name: name, At: at, Thread: thread})
+}
+
+// CancelTimer appends a cancellation.
+func (e *Effects) CancelTimer(name string) {
+	e.Timers = append(e.Timers, TimerRequest{Name: name, Cancel: true})
+}
+
+// Note appends a note.
+func (e *Effects) Note(n Note) { e.Notes = append(e.Notes, n) }
+
+// Reset empties e for reuse, keeping its capacity.
+func (e *Effects) Reset() {
+	e.Sends = e.Sends[:0]
+	e.Timers = e.Timers[:0]
+	e.Callbacks = e.Callbacks[:0]
+	e.WantPoll = false
+	e.Notes = e.Notes[:0]
+}
+
+// ClientEnv is what a client may know about its world at an input: the
+// time, when its application thread last called poll(), and the cluster
+// metadata (which a client should only look at on a metadata refresh).
+type ClientEnv struct {
+	Now      time.Duration
+	LastPoll time.Duration
+	Metadata []kafka.Topic
+}
+
+// Client is a member-side protocol model: one consumer incarnation.
+type Client interface {
+	// Start subscribes; the process has just started.
+	Start(env ClientEnv, out *Effects)
+	// Poll is one poll() of the application thread.
+	Poll(env ClientEnv, out *Effects)
+	// Receive handles a message from the coordinator.
+	Receive(env ClientEnv, msg Message, out *Effects)
+	// Timer handles a timer the client set.
+	Timer(env ClientEnv, name string, out *Effects)
+	// CallbackDone reports that the application thread finished a callback.
+	CallbackDone(env ClientEnv, cb Callback, out *Effects)
+	// Close is a graceful close(): revoke (or not, for static members) and
+	// leave the group. The simulator stops the process once Closed reports true.
+	Close(env ClientEnv, out *Effects)
+	// Closed reports whether a Close has finished.
+	Closed() bool
+	// Subscribe changes the subscription.
+	Subscribe(env ClientEnv, topics []string, out *Effects)
+	// Settled reports whether the client has nothing pending: it is a
+	// member, owns what it was given and needs no further rebalance.
+	Settled() bool
+	// Rebalancing reports whether the client is inside a rebalance (for
+	// member_idle_seconds and the swim-lane chart).
+	Rebalancing() bool
+	// Fenced reports whether the client knows it has been fenced or has left
+	// and not yet rejoined.
+	Fenced() bool
+	// State names the client's state for the trace.
+	State() string
+}
+
+// CoordinatorEnv is what the coordinator knows at an input.
+type CoordinatorEnv struct {
+	Now      time.Duration
+	Metadata []kafka.Topic
+}
+
+// GroupCoordinator is the broker-side model of one group.
+type GroupCoordinator interface {
+	// Receive handles a request from a consumer.
+	Receive(env CoordinatorEnv, from Endpoint, msg Message, out *Effects)
+	// Timer handles a timer the coordinator set.
+	Timer(env CoordinatorEnv, name string, out *Effects)
+	// MetadataChanged tells the coordinator that topic metadata changed
+	// (partitions added); env.Metadata is the new metadata.
+	MetadataChanged(env CoordinatorEnv, out *Effects)
+	// Stable reports whether the group has no rebalance in progress.
+	Stable() bool
+	// State names the group's state for the trace.
+	State() string
+}
+
+// Models builds the protocol models of a run. The simulator never imports
+// a protocol package; the caller (package protocols) supplies this.
+type Models interface {
+	// NewCoordinator builds the coordinator for a group with config cfg.
+	NewCoordinator(cfg GroupConfig) GroupCoordinator
+	// NewClient builds a client for one incarnation of a consumer process.
+	NewClient(self Endpoint, cfg ConsumerConfig) (Client, error)
+}

@@ -1,0 +1,695 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"time"
+
+	"rebalsim/kafka"
+)
+
+// World is one run in progress: the kernel, the coordinator, the consumer
+// processes, the network between them and the ledger that measures it all.
+type World struct {
+	k       *Kernel
+	sc      *Scenario
+	opts    RunOptions
+	streams Streams
+	models  Models
+
+	metadata []kafka.Topic
+	rates    map[string]float64
+
+	coord       GroupCoordinator
+	coordTimers map[string]EventID
+	groupCfg    GroupConfig
+
+	procs  []*process
+	byName map[string]int
+	// memberProc maps a coordinator member id to its process.
+	memberProc map[string]int
+
+	ledger     *Ledger
+	rebalances int
+	notReady   int
+	flips      []flip
+	converged  bool
+
+	disturbances []Disturbance
+	findings     []Finding
+	lanes        []MemberSegment
+
+	trace    io.Writer
+	traceErr error
+	out      Effects
+}
+
+type flip struct {
+	at time.Duration
+	ok bool
+}
+
+// RunOptions tune one run.
+type RunOptions struct {
+	// Protocol is the run's protocol shorthand (eager, cooperative, nextgen).
+	Protocol string
+	// Seed overrides the scenario's seed when non-zero.
+	Seed uint64
+	// Trace, when set, receives a JSONL record of every message and state change.
+	Trace io.Writer
+	// Timeline records the per-partition ownership history (large for big groups).
+	Timeline bool
+	// ShuffleTies orders simultaneous events randomly (from the seed).
+	ShuffleTies bool
+	// SampleStep is the chart sampling interval; 0 picks about 600 samples.
+	SampleStep time.Duration
+}
+
+// Run simulates sc under one protocol and returns its result.
+func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
+	if err := checkRunnable(sc); err != nil {
+		return nil, err
+	}
+	seed := sc.Seed
+	if opts.Seed != 0 {
+		seed = opts.Seed
+	}
+	w := &World{
+		k: NewKernel(), sc: sc, opts: opts, streams: NewStreams(seed), models: models,
+		rates: map[string]float64{}, coordTimers: map[string]EventID{},
+		byName: map[string]int{}, memberProc: map[string]int{}, trace: opts.Trace,
+	}
+	if opts.ShuffleTies {
+		r := w.streams.Stream("kernel/ties")
+		w.k.ShuffleTies(r.Uint64)
+	}
+	w.groupCfg = ResolveGroupConfig(sc.Group)
+	w.ledger = newLedger(w.k.Now, windowStart(sc), opts.Timeline)
+	for _, t := range sc.Topics {
+		w.metadata = append(w.metadata, kafka.Topic{Name: t.Name, Partitions: t.Partitions})
+		w.rates[t.Name] = t.Rate
+	}
+	w.coord = models.NewCoordinator(w.groupCfg)
+	for i, m := range sc.Members {
+		cfg, err := ResolveConfig(sc, opts.Protocol, m, nil)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		p := &process{idx: i, name: m.ID, spec: m, cfg: cfg, timers: map[string]EventID{},
+			latency: NewSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
+			pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down"}
+		w.procs = append(w.procs, p)
+		w.byName[m.ID] = i
+		w.ledger.addProcess(m.ID, cfg.ProcessingRate)
+	}
+	for _, t := range w.metadata {
+		for p := int32(0); p < t.Partitions; p++ {
+			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, w.rates[t.Name], true)
+		}
+	}
+	w.converged = w.ledger.Converged()
+	w.flips = append(w.flips, flip{0, w.converged})
+	for _, p := range w.procs {
+		p := p
+		w.at(p.spec.Start, func() { w.startProcess(p) })
+		if p.spec.Start > 0 {
+			w.disturb(Disturbance{Kind: string(EventStart), Members: []string{p.name}, Start: sec(p.spec.Start), End: sec(p.spec.Start), Label: "start " + p.name})
+		}
+	}
+	for _, ev := range sc.Events {
+		w.schedule(ev)
+	}
+	step := opts.SampleStep
+	if step <= 0 {
+		step = max(sc.Duration/600, 100*time.Millisecond)
+	}
+	series := &Series{Step: sec(step)}
+	var sample func()
+	sample = func() {
+		w.sample(series)
+		if next := w.k.Now() + step; next <= sc.Duration {
+			w.k.At(next, sample)
+		}
+	}
+	w.k.At(0, sample)
+	w.k.RunUntil(sc.Duration)
+	if w.traceErr != nil {
+		return nil, fmt.Errorf("scenario %s: writing trace: %w", sc.Name, w.traceErr)
+	}
+	return w.result(series), nil
+}
+
+func checkRunnable(sc *Scenario) error {
+	switch {
+	case sc == nil:
+		return fmt.Errorf("no scenario")
+	case sc.Duration <= 0:
+		return fmt.Errorf("scenario %s: duration must be positive", sc.Name)
+	case len(sc.Topics) == 0:
+		return fmt.Errorf("scenario %s: no topics", sc.Name)
+	case len(sc.Members) == 0:
+		return fmt.Errorf("scenario %s: no members", sc.Name)
+	}
+	return nil
+}
+
+// windowStart is the first disturbance: the first event, or the first
+// member that starts after time zero.
+func windowStart(sc *Scenario) time.Duration {
+	start := time.Duration(-1)
+	consider := func(t time.Duration) {
+		if t > 0 && (start < 0 || t < start) {
+			start = t
+		}
+	}
+	for _, m := range sc.Members {
+		consider(m.Start)
+	}
+	for _, e := range sc.Events {
+		consider(e.At)
+		if e.At == 0 {
+			return 0
+		}
+	}
+	if start < 0 {
+		return 0
+	}
+	return start
+}
+
+// at schedules fn and checks convergence after it: every kernel event goes
+// through here, so the convergence history is exact.
+func (w *World) at(t time.Duration, fn func()) EventID {
+	return w.k.At(t, func() {
+		fn()
+		w.checkConvergence()
+	})
+}
+
+func (w *World) checkConvergence() {
+	ok := w.notReady == 0 && w.ledger.Converged() && w.coord.Stable()
+	if ok != w.converged {
+		w.converged = ok
+		w.flips = append(w.flips, flip{w.k.Now(), ok})
+	}
+}
+
+// --- tracing ---
+
+type traceRecord struct {
+	T      float64   `json:"t"`
+	Event  string    `json:"ev"`
+	From   *Endpoint `json:"from,omitempty"`
+	To     *Endpoint `json:"to,omitempty"`
+	Msg    string    `json:"msg,omitempty"`
+	Body   any       `json:"body,omitempty"`
+	Member string    `json:"member,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+func (w *World) traceOn() bool { return w.trace != nil && w.traceErr == nil }
+
+func (w *World) emit(r traceRecord) {
+	r.T = sec(w.k.Now())
+	b, err := json.Marshal(r)
+	if err == nil {
+		b = append(b, '\n')
+		_, err = w.trace.Write(b)
+	}
+	if err != nil {
+		w.traceErr = err
+	}
+}
+
+// --- effects ---
+
+func (w *World) clientEnv(p *process) ClientEnv {
+	last := w.k.Now()
+	if !p.appRunnable() {
+		last = p.appBlocked
+	}
+	return ClientEnv{Now: w.k.Now(), LastPoll: last, Metadata: w.metadata}
+}
+
+func (w *World) coordEnv() CoordinatorEnv {
+	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata}
+}
+
+// stepClient runs one input of p's client on thread t now, or queues it
+// until that thread runs again.
+func (w *World) stepClient(p *process, t Thread, input func(c Client, env ClientEnv, out *Effects)) {
+	if !p.alive {
+		return
+	}
+	inc := p.incarnation
+	run := func() {
+		if !p.alive || p.incarnation != inc {
+			return
+		}
+		out := &w.out
+		out.Reset()
+		input(p.client, w.clientEnv(p), out)
+		w.applyClient(p, out)
+	}
+	if !p.runnable(t) {
+		if t == BackgroundThread {
+			p.bgInbox = append(p.bgInbox, run)
+		} else {
+			p.appInbox = append(p.appInbox, run)
+		}
+		return
+	}
+	run()
+}
+
+func (w *World) applyClient(p *process, out *Effects) {
+	// Copy what we need: applying effects may step the client again and
+	// reuse the shared buffer.
+	sends := slices.Clone(out.Sends)
+	timers := slices.Clone(out.Timers)
+	cbs := slices.Clone(out.Callbacks)
+	notes := slices.Clone(out.Notes)
+	wantPoll := out.WantPoll
+	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
+	for _, n := range notes {
+		w.clientNote(p, n)
+	}
+	for _, s := range sends {
+		w.send(self, s.To, s.Msg, s.Thread)
+	}
+	for _, tr := range timers {
+		w.clientTimer(p, tr)
+	}
+	p.callbacks = append(p.callbacks, cbs...)
+	if wantPoll {
+		w.schedulePoll(p)
+	}
+	w.runCallbacks(p)
+	w.update(p)
+	if p.closing && p.client != nil && p.client.Closed() {
+		w.stopProcess(p, true)
+	}
+}
+
+func (w *World) clientTimer(p *process, tr TimerRequest) {
+	if id, ok := p.timers[tr.Name]; ok {
+		w.k.Cancel(id)
+		delete(p.timers, tr.Name)
+	}
+	if tr.Cancel {
+		return
+	}
+	name, thread, inc := tr.Name, tr.Thread, p.incarnation
+	p.timers[name] = w.at(tr.At, func() {
+		if p.incarnation != inc {
+			return
+		}
+		delete(p.timers, name)
+		w.stepClient(p, thread, func(c Client, env ClientEnv, out *Effects) { c.Timer(env, name, out) })
+	})
+}
+
+func (w *World) applyCoordinator(out *Effects) {
+	sends := slices.Clone(out.Sends)
+	timers := slices.Clone(out.Timers)
+	notes := slices.Clone(out.Notes)
+	for _, n := range notes {
+		w.coordNote(n)
+	}
+	for _, s := range sends {
+		w.send(Coordinator, s.To, s.Msg, s.Thread)
+	}
+	for _, tr := range timers {
+		if id, ok := w.coordTimers[tr.Name]; ok {
+			w.k.Cancel(id)
+			delete(w.coordTimers, tr.Name)
+		}
+		if tr.Cancel {
+			continue
+		}
+		name := tr.Name
+		w.coordTimers[name] = w.at(tr.At, func() {
+			delete(w.coordTimers, name)
+			out := &w.out
+			out.Reset()
+			w.coord.Timer(w.coordEnv(), name, out)
+			w.applyCoordinator(out)
+		})
+	}
+}
+
+// send delivers msg after the network's latency, keeping each direction
+// of a connection in order, and drops it if either end is cut off.
+func (w *World) send(from, to Endpoint, msg Message, thread Thread) {
+	member := from
+	if from.Process == CoordinatorProcess {
+		member = to
+	}
+	p := w.procs[w.byName[member.Process]]
+	now := w.k.Now()
+	if now < p.cutOffUntil {
+		if w.traceOn() {
+			w.emit(traceRecord{Event: "drop", From: &from, To: &to, Msg: msg.Kind(), Detail: "network partition"})
+		}
+		return
+	}
+	arrive := now + p.latency.Sample()
+	last := &p.lastToCoord
+	if from.Process == CoordinatorProcess {
+		last = &p.lastFromCoord
+	}
+	if arrive < *last {
+		arrive = *last
+	}
+	*last = arrive
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "send", From: &from, To: &to, Msg: msg.Kind(), Body: msg})
+	}
+	w.at(arrive, func() {
+		if w.k.Now() < p.cutOffUntil {
+			if w.traceOn() {
+				w.emit(traceRecord{Event: "drop", From: &from, To: &to, Msg: msg.Kind(), Detail: "network partition"})
+			}
+			return
+		}
+		if to.Process == CoordinatorProcess {
+			out := &w.out
+			out.Reset()
+			w.coord.Receive(w.coordEnv(), from, msg, out)
+			w.applyCoordinator(out)
+			return
+		}
+		if !p.alive || p.incarnation != to.Incarnation {
+			return
+		}
+		w.stepClient(p, thread, func(c Client, env ClientEnv, out *Effects) { c.Receive(env, msg, out) })
+	})
+}
+
+// schedulePoll arranges the application thread's next poll(). A running
+// poll loop reaches poll() once it has processed its current batch, so the
+// delay is drawn up to the time one batch takes.
+func (w *World) schedulePoll(p *process) {
+	if p.pollPending {
+		return
+	}
+	p.pollPending = true
+	batch := time.Duration(float64(p.cfg.MaxPollRecords) / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
+	batch = min(batch, time.Second)
+	delay := time.Duration(p.pollRng.Int64N(int64(batch) + 1))
+	inc := p.incarnation
+	w.at(w.k.Now()+delay, func() {
+		if p.incarnation != inc {
+			return
+		}
+		w.stepClient(p, AppThread, func(c Client, env ClientEnv, out *Effects) {
+			p.pollPending = false
+			c.Poll(env, out)
+		})
+	})
+}
+
+// runCallbacks starts the next queued callback if the application thread
+// is free. Callbacks run one at a time, like listener invocations in poll().
+func (w *World) runCallbacks(p *process) {
+	if len(p.callbacks) == 0 || !p.appRunnable() {
+		return
+	}
+	cb := p.callbacks[0]
+	p.callbacks = p.callbacks[1:]
+	w.blockApp(p, func() { p.appBusy = true })
+	started := w.k.Now()
+	var d time.Duration
+	switch cb.Kind {
+	case CallbackRevoked:
+		w.ledger.StartRevoke(p.idx, cb.Partitions)
+		if cb.Commit && p.cfg.EnableAutoCommit {
+			d += p.cfg.CommitLatency
+		}
+		d += p.cfg.RevokeCallback
+	case CallbackAssigned:
+		w.ledger.Assign(p.idx, cb.Partitions)
+		d += p.cfg.AssignCallback
+	case CallbackLost:
+		w.ledger.Release(p.idx, cb.Partitions, false)
+		d += p.cfg.LostCallback
+	}
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "callback_start", Member: p.name, Detail: fmt.Sprintf("%s %v", cb.Kind, cb.Partitions)})
+	}
+	inc := p.incarnation
+	w.at(w.k.Now()+d, func() {
+		if p.incarnation != inc {
+			return
+		}
+		// A callback cannot finish while the whole process is frozen; it
+		// finishes when the pause ends.
+		if p.paused {
+			p.finishAfterPause = func() { w.finishCallback(p, cb, started) }
+			return
+		}
+		w.finishCallback(p, cb, started)
+	})
+}
+
+func (w *World) finishCallback(p *process, cb Callback, started time.Duration) {
+	if cb.Kind == CallbackRevoked {
+		w.ledger.Release(p.idx, cb.Partitions, true)
+	}
+	p.metrics.callbacks[cb.Kind] = append(p.metrics.callbacks[cb.Kind], float64(w.k.Now()-started)/float64(time.Millisecond))
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "callback_end", Member: p.name, Detail: fmt.Sprintf("%s %v", cb.Kind, cb.Partitions)})
+	}
+	p.appBusy = false
+	out := &w.out
+	out.Reset()
+	p.client.CallbackDone(w.clientEnv(p), cb, out)
+	w.applyClient(p, out)
+	w.drain(p)
+}
+
+// blockApp applies a change that stops the application thread and
+// remembers since when it has not polled.
+func (w *World) blockApp(p *process, change func()) {
+	was := p.appRunnable()
+	change()
+	if was && !p.appRunnable() {
+		p.appBlocked = w.k.Now()
+	}
+}
+
+// drain delivers inputs that waited for a blocked thread, oldest first.
+func (w *World) drain(p *process) {
+	for p.alive && p.bgRunnable() && len(p.bgInbox) > 0 {
+		fn := p.bgInbox[0]
+		p.bgInbox = p.bgInbox[1:]
+		fn()
+	}
+	for p.alive && p.appRunnable() && len(p.callbacks) == 0 && len(p.appInbox) > 0 {
+		fn := p.appInbox[0]
+		p.appInbox = p.appInbox[1:]
+		fn()
+	}
+	w.runCallbacks(p)
+}
+
+// --- notes ---
+
+func (w *World) clientNote(p *process, n Note) {
+	m := &p.metrics
+	now := w.k.Now()
+	switch n.Kind {
+	case NoteRebalanceStart:
+		if !m.inRebalance {
+			m.inRebalance, m.rebalanceStart = true, now
+		}
+	case NoteRebalanceEnd:
+		if n.Failed {
+			m.failed++
+		} else if m.inRebalance {
+			m.inRebalance = false
+			m.latencies = append(m.latencies, float64(now-m.rebalanceStart)/float64(time.Millisecond))
+			m.lastRebalanceEnd, m.hasRebalanced = now, true
+		}
+	case NoteJoinFailure:
+		if !p.joinFailed {
+			p.joinFailed = true
+			w.findings = append(w.findings, Finding{Kind: "join_failure", At: sec(now), Members: []string{p.name}, Detail: n.Detail})
+		}
+	}
+	if w.traceOn() {
+		w.emit(traceRecord{Event: string(n.Kind), Member: p.name, Detail: n.Detail})
+	}
+}
+
+func (w *World) coordNote(n Note) {
+	switch n.Kind {
+	case NoteMemberAdded:
+		if i, ok := w.byName[n.Process]; ok {
+			w.memberProc[n.MemberID] = i
+			w.ledger.SetMember(i, +1)
+			w.update(w.procs[i])
+		}
+	case NoteMemberRemoved:
+		if i, ok := w.memberProc[n.MemberID]; ok {
+			delete(w.memberProc, n.MemberID)
+			w.ledger.SetMember(i, -1)
+			w.update(w.procs[i])
+		}
+	case NoteRebalance:
+		if w.k.Now() >= w.ledger.windowStart {
+			w.rebalances++
+		}
+	}
+	if w.traceOn() {
+		w.emit(traceRecord{Event: string(n.Kind), Member: n.MemberID, Detail: fmt.Sprintf("%s %s", n.Process, n.Detail)})
+	}
+}
+
+// update recomputes p's derived flags: readiness for convergence, idleness,
+// and its swim lane.
+func (w *World) update(p *process) {
+	ready := !p.alive || (w.ledger.procs[p.idx].member > 0 && p.client != nil && p.client.Settled() && !p.closing && len(p.callbacks) == 0 && !p.appBusy)
+	if ready != p.ready {
+		if ready {
+			w.notReady--
+		} else {
+			w.notReady++
+		}
+		p.ready = ready
+	}
+	now := w.k.Now()
+	rebalancing := p.client != nil && p.client.Rebalancing()
+	idle := p.alive && !p.paused && w.ledger.Owns(p.idx) == 0 && rebalancing
+	if idle != p.idle {
+		if idle {
+			p.idleSince = now
+		} else {
+			p.idleTotal += w.ledger.overlap(p.idleSince, now)
+		}
+		p.idle = idle
+	}
+	lane := "idle"
+	switch {
+	case !p.alive:
+		lane = "down"
+	case p.paused:
+		lane = "paused"
+	case p.stalled:
+		lane = "stalled"
+	case p.client != nil && p.client.Fenced():
+		lane = "fenced"
+	case rebalancing:
+		lane = "rebalancing"
+	case w.ledger.Owns(p.idx) > 0:
+		lane = "processing"
+	}
+	if lane != p.lane {
+		if now > p.laneSince {
+			w.lanes = append(w.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(now)})
+		}
+		p.lane, p.laneSince = lane, now
+	}
+}
+
+// --- process lifecycle ---
+
+func (w *World) startProcess(p *process) {
+	if p.alive {
+		return
+	}
+	cfg, err := ResolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	if err == nil {
+		var c Client
+		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
+		if err == nil {
+			p.incarnation++
+			p.cfg, p.client = cfg, c
+		}
+	}
+	if err != nil {
+		w.findings = append(w.findings, Finding{Kind: "join_failure", At: sec(w.k.Now()), Members: []string{p.name}, Detail: err.Error()})
+		return
+	}
+	p.alive, p.paused, p.stalled, p.appBusy, p.closing = true, false, false, false, false
+	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
+	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
+	w.ledger.SetProcess(p.idx, true, false, false)
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "process_start", Member: p.name, Detail: fmt.Sprintf("incarnation %d group_protocol=%s assignors=%v instance=%q", p.incarnation, cfg.GroupProtocol, cfg.Assignors, cfg.GroupInstanceID)})
+	}
+	w.update(p)
+	w.stepClient(p, BackgroundThread, func(c Client, env ClientEnv, out *Effects) { c.Start(env, out) })
+	w.scheduleAutoCommit(p)
+}
+
+func (w *World) scheduleAutoCommit(p *process) {
+	if !p.cfg.EnableAutoCommit || p.cfg.AutoCommitInterval <= 0 {
+		return
+	}
+	inc := p.incarnation
+	p.autoCommit = w.at(w.k.Now()+p.cfg.AutoCommitInterval, func() {
+		if p.incarnation != inc || !p.alive {
+			return
+		}
+		// Auto-commit runs inside poll(): a blocked application thread
+		// commits nothing until it polls again.
+		w.stepClient(p, AppThread, func(Client, ClientEnv, *Effects) { w.ledger.Commit(p.idx) })
+		w.scheduleAutoCommit(p)
+	})
+}
+
+// stopProcess takes a process down. A crash loses what it processed since
+// its last commit; a completed close has already revoked and committed.
+func (w *World) stopProcess(p *process, clean bool) {
+	if !p.alive {
+		return
+	}
+	if clean {
+		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true)
+	} else {
+		w.ledger.ReleaseAll(p.idx)
+	}
+	for _, name := range sortedKeys(p.timers) {
+		w.k.Cancel(p.timers[name])
+	}
+	p.timers = map[string]EventID{}
+	w.k.Cancel(p.autoCommit)
+	w.k.Cancel(p.closeDue)
+	p.alive, p.client, p.closing = false, nil, false
+	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
+	p.incarnation++ // nothing addressed to the old life is delivered
+	w.ledger.SetProcess(p.idx, false, false, false)
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "process_stop", Member: p.name, Detail: map[bool]string{true: "closed", false: "killed"}[clean]})
+	}
+	w.update(p)
+}
+
+// closeProcess starts a graceful close; the process stops when the client
+// reports it closed, or after 30s (the default close timeout).
+func (w *World) closeProcess(p *process) {
+	if !p.alive || p.closing {
+		return
+	}
+	p.closing = true
+	inc := p.incarnation
+	p.closeDue = w.at(w.k.Now()+30*time.Second, func() {
+		if p.incarnation == inc {
+			w.stopProcess(p, false)
+		}
+	})
+	w.stepClient(p, AppThread, func(c Client, env ClientEnv, out *Effects) { c.Close(env, out) })
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
