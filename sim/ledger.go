@@ -270,7 +270,7 @@ func (l *Ledger) refresh(idx int) {
 			for _, o := range p.owners {
 				names = append(names, l.procs[o.proc].name)
 			}
-			l.findings = append(l.findings, Finding{Kind: "double_ownership", At: sec(t), Members: names, Partitions: []string{p.name}, Detail: "two current group members believe they own " + p.name})
+			l.findings = append(l.findings, Finding{Kind: "double_ownership", Safety: true, At: sec(t), Members: names, Partitions: []string{p.name}, Detail: "two current group members believe they own " + p.name})
 		}
 	} else {
 		delete(l.doubleSince, idx)

@@ -118,9 +118,13 @@ type NamedMetric struct {
 	Value float64 `json:"value"`
 }
 
-// Finding is a safety or liveness violation.
+// Finding is something a reviewer must look at: a safety violation
+// (double_ownership: Safety is true), a liveness problem (not_converged,
+// join_failure) or a hazard the protocol allows by design
+// (zombie_processing: a fenced member that went on processing).
 type Finding struct {
-	Kind       string   `json:"kind"` // double_ownership | zombie_processing | not_converged | join_failure
+	Kind       string   `json:"kind"`
+	Safety     bool     `json:"safety"`
 	At         float64  `json:"at_seconds"`
 	Members    []string `json:"members"`
 	Partitions []string `json:"partitions,omitempty"`

@@ -23,6 +23,9 @@ type Scenario struct {
 	Members  []MemberSpec
 	// Events are sorted by At (stable for equal times, in file order).
 	Events []Event
+	// Expect lists the scenario's expectations (the `expect:` section), in
+	// file order; `rebalsim check` evaluates them against the results.
+	Expect []Expectation
 	// Source is the file the scenario came from, for messages ("" if built in Go).
 	Source string
 }

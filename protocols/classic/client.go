@@ -52,8 +52,11 @@ type Client struct {
 	generation   int32
 	protocolName string
 	owned        kafka.Assignment
-	subscription []string
-	metadata     []kafka.Topic
+	// lastAssigned and lastGeneration are the StickyAssignor's userData.
+	lastAssigned   kafka.Assignment
+	lastGeneration int32
+	subscription   []string
+	metadata       []kafka.Topic
 	// assignedMetadata is the partition count of each subscribed topic the
 	// leader last assigned, to notice new partitions.
 	assignedMetadata map[string]int32
@@ -81,7 +84,7 @@ type Client struct {
 // NewClient builds a classic client. strategy is the rebalance protocol the
 // configured assignors allow; assignors are the configured ones, in order.
 func NewClient(self sim.Endpoint, cfg sim.ConsumerConfig, strategy Strategy, assignors []assignor.Assignor) *Client {
-	return &Client{self: self, cfg: cfg, strategy: strategy, assignors: assignors, generation: -1, owned: kafka.Assignment{}}
+	return &Client{self: self, cfg: cfg, strategy: strategy, assignors: assignors, generation: -1, lastGeneration: -1, owned: kafka.Assignment{}}
 }
 
 // RebalanceProtocolOf returns the highest rebalance protocol that every
@@ -192,10 +195,17 @@ func (c *Client) CallbackDone(env sim.ClientEnv, cb sim.Callback, out *sim.Effec
 }
 
 func (c *Client) joinRequest() JoinGroupRequest {
-	sub := Subscription{Topics: slices.Clone(c.subscription), Owned: c.owned.Clone(), Generation: c.generation}
 	req := JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
 		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
 	for _, a := range c.assignors {
+		sub := Subscription{Topics: slices.Clone(c.subscription), Owned: c.owned.Clone(), Generation: c.generation}
+		if a.Name() == "sticky" {
+			// The EAGER StickyAssignor cannot rely on ownedPartitions (an
+			// eager member has revoked everything by now); it encodes its
+			// last assignment and generation in its userData instead
+			// (StickyAssignor.subscriptionUserData).
+			sub.Owned, sub.Generation = c.lastAssigned.Clone(), c.lastGeneration
+		}
 		req.Protocols = append(req.Protocols, ProtocolMetadata{Name: a.Name(), Metadata: sub})
 	}
 	return req
@@ -339,6 +349,7 @@ func (c *Client) onJoinComplete(env sim.ClientEnv, assigned kafka.Assignment, ou
 	}
 	revoke, add, rejoin := c.strategy.OnJoinComplete(c.owned, assigned)
 	c.owned = assigned.Clone()
+	c.lastAssigned, c.lastGeneration = assigned.Clone(), c.generation
 	c.rejoinNeeded, c.joinPrepared, c.fenced, c.backoff = rejoin, false, false, 0
 	out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID})
 	c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) {

@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"container/heap"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestKernelOrdersByTimeThenSequence(t *testing.T) {
+	k := NewKernel()
+	var got []string
+	k.At(2*time.Second, func() { got = append(got, "b") })
+	k.At(1*time.Second, func() { got = append(got, "a") })
+	k.At(2*time.Second, func() { got = append(got, "c") })
+	cancel := k.At(1500*time.Millisecond, func() { got = append(got, "cancelled") })
+	k.Cancel(cancel)
+	k.At(3*time.Second, func() {
+		got = append(got, "d")
+		// Scheduling in the past runs now, after what is already due.
+		k.At(0, func() { got = append(got, "e") })
+	})
+	k.RunUntil(10 * time.Second)
+	if want := []string{"a", "b", "c", "d", "e"}; !slices.Equal(got, want) {
+		t.Fatalf("order = %v, want %v", got, want)
+	}
+	if k.Now() != 10*time.Second {
+		t.Fatalf("clock = %v, want 10s", k.Now())
+	}
+	if k.Executed() != 5 {
+		t.Fatalf("executed = %d, want 5", k.Executed())
+	}
+}
+
+func TestKernelRunUntilStopsAtHorizon(t *testing.T) {
+	k := NewKernel()
+	ran := false
+	k.At(5*time.Second, func() { ran = true })
+	k.RunUntil(4 * time.Second)
+	if ran || k.Now() != 4*time.Second {
+		t.Fatalf("ran=%v now=%v; want an event after the horizon left alone", ran, k.Now())
+	}
+}
+
+func TestKernelShuffleTiesIsSeededPermutation(t *testing.T) {
+	order := func(seed uint64) []int {
+		k := NewKernel()
+		r := NewStreams(seed).Stream("kernel/ties")
+		k.ShuffleTies(r.Uint64)
+		var got []int
+		for i := 0; i < 20; i++ {
+			k.At(time.Second, func() { got = append(got, i) })
+		}
+		k.RunUntil(time.Second)
+		return got
+	}
+	a, b, c := order(1), order(1), order(2)
+	if !slices.Equal(a, b) {
+		t.Fatal("same seed gave different tie orders")
+	}
+	if slices.Equal(a, c) {
+		t.Fatal("different seeds gave the same tie order")
+	}
+	sorted := slices.Sorted(slices.Values(a))
+	for i, v := range sorted {
+		if v != i {
+			t.Fatalf("tie shuffling lost or duplicated events: %v", a)
+		}
+	}
+}
+
+func TestStreamsAreNamedAndReproducible(t *testing.T) {
+	s := NewStreams(7)
+	a, b, c := s.Stream("net/c1"), s.Stream("net/c1"), s.Stream("net/c2")
+	for i := 0; i < 10; i++ {
+		x, y, z := a.Uint64(), b.Uint64(), c.Uint64()
+		if x != y {
+			t.Fatal("one name, two sequences")
+		}
+		if x == z {
+			t.Fatal("two names, one sequence")
+		}
+	}
+}
+
+func TestSamplerDistributions(t *testing.T) {
+	rng := NewStreams(1).Stream("test")
+	med, p99 := 2*time.Millisecond, 20*time.Millisecond
+	logn := NewSampler(Distribution{Kind: DistLogNormal, Median: med, P99: p99}, rng)
+	n := 20000
+	xs := make([]time.Duration, n)
+	for i := range xs {
+		xs[i] = logn.Sample()
+	}
+	slices.Sort(xs)
+	gotMed, gotP99 := xs[n/2], xs[n*99/100]
+	if gotMed < med*9/10 || gotMed > med*11/10 {
+		t.Errorf("lognormal median = %v, want about %v", gotMed, med)
+	}
+	if gotP99 < p99*8/10 || gotP99 > p99*12/10 {
+		t.Errorf("lognormal p99 = %v, want about %v", gotP99, p99)
+	}
+	uni := NewSampler(Distribution{Kind: DistUniform, Min: time.Millisecond, Max: 3 * time.Millisecond}, rng)
+	for i := 0; i < 1000; i++ {
+		if d := uni.Sample(); d < time.Millisecond || d > 3*time.Millisecond {
+			t.Fatalf("uniform sample %v outside [1ms, 3ms]", d)
+		}
+	}
+	if d := NewSampler(Distribution{Kind: DistConstant, Value: 5 * time.Millisecond}, rng).Sample(); d != 5*time.Millisecond {
+		t.Fatalf("constant sample = %v", d)
+	}
+}
+
+// The benchmarks below run the same workload — a pool of self-rescheduling
+// events at random future times, as timers and messages behave in a run —
+// through the kernel and through a bare container/heap loop, so that the
+// kernel's cost per event can be read as a ratio.
+
+const benchPending = 1024
+
+func BenchmarkKernelEvent(b *testing.B) {
+	k := NewKernel()
+	r := rand.New(rand.NewPCG(1, 2))
+	var fire func()
+	left := b.N
+	fire = func() {
+		if left > 0 {
+			left--
+			k.After(time.Duration(r.Int64N(int64(time.Second))), fire)
+		}
+	}
+	for i := 0; i < benchPending; i++ {
+		k.After(time.Duration(r.Int64N(int64(time.Second))), fire)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k.Step(1 << 62) {
+	}
+}
+
+type bareEvent struct {
+	at  time.Duration
+	seq uint64
+	fn  func()
+}
+
+type bareHeap []bareEvent
+
+func (h bareHeap) Len() int { return len(h) }
+func (h bareHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h bareHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *bareHeap) Push(x any)   { *h = append(*h, x.(bareEvent)) }
+func (h *bareHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func BenchmarkBareHeapEvent(b *testing.B) {
+	h := &bareHeap{}
+	r := rand.New(rand.NewPCG(1, 2))
+	var now time.Duration
+	var seq uint64
+	left := b.N
+	var fire func()
+	push := func(fn func()) {
+		seq++
+		heap.Push(h, bareEvent{at: now + time.Duration(r.Int64N(int64(time.Second))), seq: seq, fn: fn})
+	}
+	fire = func() {
+		if left > 0 {
+			left--
+			push(fire)
+		}
+	}
+	for i := 0; i < benchPending; i++ {
+		push(fire)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for h.Len() > 0 {
+		e := heap.Pop(h).(bareEvent)
+		now = e.at
+		e.fn()
+	}
+}
