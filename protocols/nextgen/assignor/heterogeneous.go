@@ -39,6 +39,10 @@ type heterogeneousBuilder struct {
 
 	balancer memberBalancer
 
+	// converged records whether the balancing phase ended because a whole
+	// sweep moved nothing (true) or because it hit maxBalancingSweeps.
+	converged bool
+
 	// Scratch space for balanceTopic, reused across topics and sweeps.
 	slot       []int32 // member index → position among the topic's subscribers
 	rangeStart []int32 // by slot: first index of the member's partitions in parts
@@ -48,22 +52,31 @@ type heterogeneousBuilder struct {
 
 func assignHeterogeneous(members []Member, ti *topicIndex) (map[string]kafka.Assignment, error) {
 	b := &heterogeneousBuilder{members: members, ti: ti}
-	b.subs = resolveSubscriptions(members, ti)
-	if b.subs.count == 0 {
+	if !b.build() {
 		return emptyAssignments(members), nil
 	}
+	return buildAssignments(members, ti, b.owner), nil
+}
+
+// build runs the three phases and leaves the result in b.owner. It reports
+// false when no member subscribes to an existing topic.
+func (b *heterogeneousBuilder) build() bool {
+	b.subs = resolveSubscriptions(b.members, b.ti)
+	if b.subs.count == 0 {
+		return false
+	}
 	b.indexSubscribers()
-	b.owner = make([]int32, ti.total())
+	b.owner = make([]int32, b.ti.total())
 	for i := range b.owner {
 		b.owner[i] = -1
 	}
-	b.sizes = make([]int32, len(members))
+	b.sizes = make([]int32, len(b.members))
 	b.balancer.sizes = b.sizes
 
 	b.keepSubscribedPartitions()
 	b.assignRemainingPartitions()
-	b.balance()
-	return buildAssignments(members, ti, b.owner), nil
+	b.converged = b.balance()
+	return true
 }
 
 // indexSubscribers builds each topic's subscriber list. Members are visited
@@ -189,8 +202,9 @@ func (b *heterogeneousBuilder) assignRemainingPartitions() {
 
 // balance sweeps the topics that have two or more subscribers (the only ones
 // whose partitions can move), in sortTopics order, and stops after a full
-// sweep moves nothing or after maxBalancingSweeps sweeps (balanceTopics).
-func (b *heterogeneousBuilder) balance() {
+// sweep moves nothing or after maxBalancingSweeps sweeps (balanceTopics). It
+// reports whether it stopped because nothing moved any more.
+func (b *heterogeneousBuilder) balance() bool {
 	var topics []int32
 	maxSubs, maxParts := 0, 0
 	for t := range b.ti.names {
@@ -203,7 +217,7 @@ func (b *heterogeneousBuilder) balance() {
 		maxParts = max(maxParts, int(b.ti.counts[t]))
 	}
 	if len(topics) == 0 {
-		return
+		return true
 	}
 	b.sortTopics(topics)
 	b.slot = make([]int32, len(b.members))
@@ -218,13 +232,14 @@ func (b *heterogeneousBuilder) balance() {
 	for sweep := 0; sweep < maxBalancingSweeps; sweep++ {
 		for i, t := range topics {
 			if i == lastMoved {
-				return
+				return true
 			}
 			if b.balanceTopic(t) > 0 || lastMoved == -1 {
 				lastMoved = i
 			}
 		}
 	}
+	return false
 }
 
 // balanceTopic moves partitions of topic t from its most to its least loaded

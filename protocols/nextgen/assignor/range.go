@@ -86,11 +86,12 @@ func (rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]ka
 		}
 	}
 
+	type block struct{ topic, start, end int32 }
+	var blocks []block // one member's non-empty blocks, reused
 	out := make(map[string]kafka.Assignment, len(members))
 	for _, m := range order {
-		mine := subs.of(m)
-		a := make(kafka.Assignment, len(mine))
-		for _, t := range mine {
+		blocks = blocks[:0]
+		for _, t := range subs.of(m) {
 			quota := ti.counts[t] / subscribers[t]
 			if extra[t] > 0 {
 				quota++
@@ -100,9 +101,15 @@ func (rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]ka
 			end := min(start+quota, ti.counts[t])
 			nextRange[t] = end
 			if start < end {
-				base := ti.offset[t]
-				a[ti.names[t]] = all[base+int(start) : base+int(end) : base+int(end)]
+				blocks = append(blocks, block{t, start, end})
 			}
+		}
+		// Sized to the blocks actually given: with more members than
+		// partitions most members of a large group get nothing.
+		a := make(kafka.Assignment, len(blocks))
+		for _, bl := range blocks {
+			base := ti.offset[bl.topic]
+			a[ti.names[bl.topic]] = all[base+int(bl.start) : base+int(bl.end) : base+int(bl.end)]
 		}
 		out[members[m].ID] = a
 	}
