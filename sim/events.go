@@ -174,10 +174,10 @@ func (w *World) addPartitions(topic string, n int32) {
 		md[i].Partitions = n
 		w.metadata = md
 	}
-	out := &w.out
-	out.Reset()
+	out := w.effects()
 	w.coord.MetadataChanged(w.coordEnv(), out)
 	w.applyCoordinator(out)
+	w.release(out)
 }
 
 func (w *World) subscribed(topic string) bool {

@@ -24,7 +24,8 @@ type Ledger struct {
 	windowStart time.Duration
 	procs       []*procLedger
 	parts       []*partLedger
-	byName      map[kafka.TopicPartition]int
+	// topicIndex maps a topic to the ledger index of each of its partitions.
+	topicIndex map[string][]int
 
 	moved, revocations int
 	// movedSeries and revocationSeries record counts over time for charts.
@@ -59,8 +60,7 @@ type procLedger struct {
 	stalled  bool
 	member   int // coordinator member ids registered for this process
 	rate     float64
-	owned    []int // sorted partition indices the process believes it owns
-	revoking map[int]bool
+	owned []int // sorted partition indices the process believes it owns
 	// processingCount is how many owned partitions it is processing.
 	processingCount int
 }
@@ -72,6 +72,9 @@ type ownership struct {
 	proc int
 	// uncommitted are records processed since the last successful commit.
 	uncommitted float64
+	// revoking is set while a revoke callback runs: the owner has stopped
+	// processing the partition but still holds it.
+	revoking bool
 }
 
 type partLedger struct {
@@ -107,18 +110,18 @@ type partLedger struct {
 }
 
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *Ledger {
-	return &Ledger{now: now, windowStart: windowStart, byName: map[kafka.TopicPartition]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}}
+	return &Ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}}
 }
 
 func (l *Ledger) addProcess(name string, rate float64) int {
-	l.procs = append(l.procs, &procLedger{name: name, rate: rate, revoking: map[int]bool{}})
+	l.procs = append(l.procs, &procLedger{name: name, rate: rate})
 	return len(l.procs) - 1
 }
 
 func (l *Ledger) addPartition(tp kafka.TopicPartition, rate float64, required bool) {
 	t := l.now()
 	p := &partLedger{tp: tp, name: tp.String(), rate: rate, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
-	l.byName[tp] = len(l.parts)
+	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
 	p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
 	l.setSlope(p, rate, t)
@@ -141,8 +144,7 @@ func (l *Ledger) overlap(a, b time.Duration) float64 {
 // processingOwner returns the owner driving the lag model, or -1.
 func (l *Ledger) processingOwner(p *partLedger, idx int) int {
 	for i := len(p.owners) - 1; i >= 0; i-- {
-		pr := l.procs[p.owners[i].proc]
-		if pr.running() && !pr.revoking[idx] {
+		if o := p.owners[i]; l.procs[o.proc].running() && !o.revoking {
 			return i
 		}
 	}
@@ -168,7 +170,7 @@ func (l *Ledger) advance(idx int) {
 		if pr.member > 0 && pr.alive {
 			memberOwners++
 		}
-		if pr.member == 0 && pr.running() && !pr.revoking[idx] {
+		if pr.member == 0 && pr.running() && !o.revoking {
 			zombies++
 		}
 	}
@@ -193,8 +195,7 @@ func (l *Ledger) advance(idx int) {
 	drained := p.sinceLag + p.rate*full - newLag
 	for i := range p.owners {
 		o := &p.owners[i]
-		pr := l.procs[o.proc]
-		if !pr.running() || pr.revoking[idx] {
+		if !l.procs[o.proc].running() || o.revoking {
 			continue
 		}
 		if i == owner {
@@ -355,9 +356,21 @@ func (l *Ledger) observeLag(t time.Duration) {
 
 // --- ownership changes, as the application sees them ---
 
-func (l *Ledger) index(tp kafka.TopicPartition) (int, bool) {
-	i, ok := l.byName[tp]
-	return i, ok
+// indexes resolves topic-partitions to ledger indexes, skipping unknown
+// ones. Partitions come grouped by topic, so one map lookup serves a run
+// of them.
+func (l *Ledger) indexes(tps []kafka.TopicPartition) []int {
+	out := make([]int, 0, len(tps))
+	topic, idx := "", []int(nil)
+	for _, tp := range tps {
+		if tp.Topic != topic || idx == nil {
+			topic, idx = tp.Topic, l.topicIndex[tp.Topic]
+		}
+		if tp.Partition >= 0 && int(tp.Partition) < len(idx) {
+			out = append(out, idx[tp.Partition])
+		}
+	}
+	return out
 }
 
 // touchProc advances every partition proc owns, runs change, and refreshes
@@ -369,7 +382,7 @@ func (l *Ledger) touchProc(proc int, change func()) {
 		l.advance(idx)
 	}
 	change()
-	l.recount(pr)
+	l.recount(proc)
 	for _, idx := range mergeSorted(before, pr.owned) {
 		l.refresh(idx)
 	}
@@ -383,11 +396,12 @@ func mergeSorted(a, b []int) []int {
 	return slices.Compact(out)
 }
 
-func (l *Ledger) recount(pr *procLedger) {
+func (l *Ledger) recount(proc int) {
+	pr := l.procs[proc]
 	n := 0
 	if pr.running() {
 		for _, idx := range pr.owned {
-			if !pr.revoking[idx] {
+			if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
 				n++
 			}
 		}
@@ -395,17 +409,24 @@ func (l *Ledger) recount(pr *procLedger) {
 	pr.processingCount = n
 }
 
+// ownershipOf returns proc's claim on partition idx, or nil.
+func (l *Ledger) ownershipOf(idx, proc int) *ownership {
+	p := l.parts[idx]
+	for i := range p.owners {
+		if p.owners[i].proc == proc {
+			return &p.owners[i]
+		}
+	}
+	return nil
+}
+
 // Assign records that proc's application was handed tps.
 func (l *Ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	pr := l.procs[proc]
-	var idxs []int
-	for _, tp := range tps {
-		if idx, ok := l.index(tp); ok {
-			if _, has := slices.BinarySearch(pr.owned, idx); !has {
-				idxs = append(idxs, idx)
-			}
-		}
-	}
+	idxs := slices.DeleteFunc(l.indexes(tps), func(idx int) bool {
+		_, has := slices.BinarySearch(pr.owned, idx)
+		return has
+	})
 	if len(idxs) == 0 {
 		return
 	}
@@ -429,13 +450,11 @@ func (l *Ledger) Assign(proc int, tps []kafka.TopicPartition) {
 
 // StartRevoke records that proc stopped processing tps to revoke them.
 func (l *Ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
-	pr := l.procs[proc]
+	idxs := l.indexes(tps)
 	l.touchProc(proc, func() {
-		for _, tp := range tps {
-			if idx, ok := l.index(tp); ok {
-				if _, has := slices.BinarySearch(pr.owned, idx); has {
-					pr.revoking[idx] = true
-				}
+		for _, idx := range idxs {
+			if o := l.ownershipOf(idx, proc); o != nil {
+				o.revoking = true
 			}
 		}
 	})
@@ -447,18 +466,14 @@ func (l *Ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
 func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 	pr := l.procs[proc]
 	committed := revoked && pr.member > 0
+	idxs := l.indexes(tps)
 	l.touchProc(proc, func() {
-		for _, tp := range tps {
-			idx, ok := l.index(tp)
-			if !ok {
-				continue
-			}
+		for _, idx := range idxs {
 			pos, has := slices.BinarySearch(pr.owned, idx)
 			if !has {
 				continue
 			}
 			pr.owned = slices.Delete(pr.owned, pos, pos+1)
-			delete(pr.revoking, idx)
 			p := l.parts[idx]
 			for i, o := range p.owners {
 				if o.proc == proc {

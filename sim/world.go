@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"time"
 
@@ -44,8 +43,22 @@ type World struct {
 
 	trace    io.Writer
 	traceErr error
-	out      Effects
+	// spare holds Effects buffers for reuse. Applying one model's effects
+	// can step another model, so each step takes its own buffer.
+	spare []*Effects
 }
+
+func (w *World) effects() *Effects {
+	if n := len(w.spare); n > 0 {
+		e := w.spare[n-1]
+		w.spare = w.spare[:n-1]
+		e.Reset()
+		return e
+	}
+	return &Effects{}
+}
+
+func (w *World) release(e *Effects) { w.spare = append(w.spare, e) }
 
 type flip struct {
 	at time.Duration
@@ -249,10 +262,10 @@ func (w *World) stepClient(p *process, t Thread, input func(c Client, env Client
 		if !p.alive || p.incarnation != inc {
 			return
 		}
-		out := &w.out
-		out.Reset()
+		out := w.effects()
 		input(p.client, w.clientEnv(p), out)
 		w.applyClient(p, out)
+		w.release(out)
 	}
 	if !p.runnable(t) {
 		if t == BackgroundThread {
@@ -266,13 +279,7 @@ func (w *World) stepClient(p *process, t Thread, input func(c Client, env Client
 }
 
 func (w *World) applyClient(p *process, out *Effects) {
-	// Copy what we need: applying effects may step the client again and
-	// reuse the shared buffer.
-	sends := slices.Clone(out.Sends)
-	timers := slices.Clone(out.Timers)
-	cbs := slices.Clone(out.Callbacks)
-	notes := slices.Clone(out.Notes)
-	wantPoll := out.WantPoll
+	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
 	for _, n := range notes {
 		w.clientNote(p, n)
@@ -313,9 +320,7 @@ func (w *World) clientTimer(p *process, tr TimerRequest) {
 }
 
 func (w *World) applyCoordinator(out *Effects) {
-	sends := slices.Clone(out.Sends)
-	timers := slices.Clone(out.Timers)
-	notes := slices.Clone(out.Notes)
+	sends, timers, notes := out.Sends, out.Timers, out.Notes
 	for _, n := range notes {
 		w.coordNote(n)
 	}
@@ -333,10 +338,10 @@ func (w *World) applyCoordinator(out *Effects) {
 		name := tr.Name
 		w.coordTimers[name] = w.at(tr.At, func() {
 			delete(w.coordTimers, name)
-			out := &w.out
-			out.Reset()
+			out := w.effects()
 			w.coord.Timer(w.coordEnv(), name, out)
 			w.applyCoordinator(out)
+			w.release(out)
 		})
 	}
 }
@@ -376,10 +381,10 @@ func (w *World) send(from, to Endpoint, msg Message, thread Thread) {
 			return
 		}
 		if to.Process == CoordinatorProcess {
-			out := &w.out
-			out.Reset()
+			out := w.effects()
 			w.coord.Receive(w.coordEnv(), from, msg, out)
 			w.applyCoordinator(out)
+			w.release(out)
 			return
 		}
 		if !p.alive || p.incarnation != to.Incarnation {
@@ -464,10 +469,10 @@ func (w *World) finishCallback(p *process, cb Callback, started time.Duration) {
 		w.emit(traceRecord{Event: "callback_end", Member: p.name, Detail: fmt.Sprintf("%s %v", cb.Kind, cb.Partitions)})
 	}
 	p.appBusy = false
-	out := &w.out
-	out.Reset()
+	out := w.effects()
 	p.client.CallbackDone(w.clientEnv(p), cb, out)
 	w.applyClient(p, out)
+	w.release(out)
 	w.drain(p)
 }
 

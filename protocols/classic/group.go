@@ -75,6 +75,8 @@ type Group struct {
 	// pendingSync holds the members that have not sent SyncGroup for the
 	// current generation.
 	pendingSync map[string]bool
+	// supporters counts, per assignor name, the members listing it.
+	supporters map[string]int
 	// The initial-rebalance delay (KIP-134) state.
 	initialJoin      bool
 	newMemberAdded   bool
@@ -84,7 +86,7 @@ type Group struct {
 
 // NewGroup returns an empty classic group.
 func NewGroup(cfg sim.GroupConfig) *Group {
-	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}}
+	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}, supporters: map[string]int{}}
 }
 
 // State names the group state.
@@ -257,7 +259,8 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, id string, req JoinGroupRequest, out *sim.Effects) {
 	m := &Member{ID: id, InstanceID: req.GroupInstanceID, ClientID: req.ClientID, Endpoint: from,
 		SessionTimeout: req.SessionTimeout, RebalanceTimeout: req.RebalanceTimeout,
-		Protocols: req.Protocols, AwaitingJoin: true, IsNew: true}
+		AwaitingJoin: true, IsNew: true}
+	g.setProtocols(m, req.Protocols)
 	if g.leader == "" {
 		g.leader = id
 	}
@@ -278,7 +281,7 @@ func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, fro
 
 func (g *Group) updateMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, m *Member, req JoinGroupRequest, out *sim.Effects) {
 	m.Endpoint = from
-	m.Protocols = req.Protocols
+	g.setProtocols(m, req.Protocols)
 	m.RebalanceTimeout = req.RebalanceTimeout
 	m.SessionTimeout = req.SessionTimeout
 	m.AwaitingJoin = true
@@ -311,7 +314,8 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 	}
 	m := old
 	m.ID, m.Endpoint, m.ClientID = newID, from, req.ClientID
-	m.SessionTimeout, m.RebalanceTimeout, m.Protocols = req.SessionTimeout, req.RebalanceTimeout, req.Protocols
+	m.SessionTimeout, m.RebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
+	g.setProtocols(m, req.Protocols)
 	m.AwaitingJoin, m.AwaitingSync = false, false
 	g.byID[newID] = m
 	g.static[m.InstanceID] = newID
@@ -583,6 +587,7 @@ func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
 	if m.InstanceID != "" && g.static[m.InstanceID] == m.ID {
 		delete(g.static, m.InstanceID)
 	}
+	g.countProtocols(m.Protocols, -1)
 	g.members = slices.DeleteFunc(g.members, func(o *Member) bool { return o == m })
 	if g.leader == m.ID {
 		g.leader = ""
@@ -606,46 +611,58 @@ func (g *Group) onMembershipChange(env sim.CoordinatorEnv, reason string, out *s
 
 // --- protocol selection ---
 
-// candidateProtocols are the assignors every member supports.
-func (g *Group) candidateProtocols(exclude string) []string {
+// candidateProtocols are the assignors every member supports, sorted.
+func (g *Group) candidateProtocols() []string {
 	var cands []string
-	first := true
-	for _, m := range g.members {
-		if m.ID == exclude {
-			continue
+	for name, n := range g.supporters {
+		if n == len(g.members) {
+			cands = append(cands, name)
 		}
-		var names []string
-		for _, p := range m.Protocols {
-			names = append(names, p.Name)
-		}
-		if first {
-			cands, first = names, false
-			continue
-		}
-		cands = slices.DeleteFunc(cands, func(c string) bool { return !slices.Contains(names, c) })
 	}
+	slices.Sort(cands)
 	return cands
 }
 
 // supportsProtocols tells whether a joining member shares an assignor with
-// every other member (ClassicGroup.supportsProtocols).
+// every other member (ClassicGroup.supportsProtocols). supporters counts,
+// per assignor name, the members that list it, so the check does not walk
+// the group.
 func (g *Group) supportsProtocols(ps []ProtocolMetadata, self string) bool {
-	others := 0
-	for _, m := range g.members {
-		if m.ID != self {
-			others++
-		}
+	others := len(g.members)
+	var own []ProtocolMetadata
+	if m := g.byID[self]; m != nil {
+		others--
+		own = m.Protocols
 	}
 	if others == 0 {
 		return len(ps) > 0
 	}
-	cands := g.candidateProtocols(self)
 	for _, p := range ps {
-		if slices.Contains(cands, p.Name) {
+		n := g.supporters[p.Name]
+		if slices.ContainsFunc(own, func(o ProtocolMetadata) bool { return o.Name == p.Name }) {
+			n--
+		}
+		if n == others {
 			return true
 		}
 	}
 	return false
+}
+
+// setProtocols replaces m's protocol list, keeping supporters in step.
+func (g *Group) setProtocols(m *Member, ps []ProtocolMetadata) {
+	g.countProtocols(m.Protocols, -1)
+	m.Protocols = ps
+	g.countProtocols(ps, +1)
+}
+
+func (g *Group) countProtocols(ps []ProtocolMetadata, delta int) {
+	for _, p := range ps {
+		g.supporters[p.Name] += delta
+		if g.supporters[p.Name] == 0 {
+			delete(g.supporters, p.Name)
+		}
+	}
 }
 
 // selectProtocol runs the vote of §2.3: each member votes for its first
@@ -653,7 +670,7 @@ func (g *Group) supportsProtocols(ps []ProtocolMetadata, self string) bool {
 // breaks ties by HashMap order; rebalsim breaks them by name, which is
 // deterministic.
 func (g *Group) selectProtocol() string {
-	cands := g.candidateProtocols("")
+	cands := g.candidateProtocols()
 	votes := map[string]int{}
 	for _, m := range g.members {
 		for _, p := range m.Protocols {
@@ -664,7 +681,6 @@ func (g *Group) selectProtocol() string {
 		}
 	}
 	best := ""
-	slices.Sort(cands)
 	for _, c := range cands {
 		if best == "" || votes[c] > votes[best] {
 			best = c
