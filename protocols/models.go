@@ -13,6 +13,7 @@ import (
 	"rebalsim/protocols/classic/assignor"
 	"rebalsim/protocols/cooperative"
 	"rebalsim/protocols/eager"
+	"rebalsim/protocols/nextgen"
 	"rebalsim/sim"
 )
 
@@ -24,12 +25,15 @@ func Default() sim.Models { return Models{} }
 
 // Implemented lists the protocol shorthands the models implement.
 func Implemented() []string {
-	return []string{sim.ProtocolEager, sim.ProtocolCooperative}
+	return []string{sim.ProtocolEager, sim.ProtocolCooperative, sim.ProtocolNextgen}
 }
 
-// NewCoordinator builds the group coordinator.
+// NewCoordinator builds the group coordinator. It is the KIP-848 one for
+// every run: a group that only ever sees classic members stays a classic
+// group, served by classic.Group unchanged, and one that sees a
+// ConsumerGroupHeartbeat becomes a consumer group.
 func (Models) NewCoordinator(cfg sim.GroupConfig) sim.GroupCoordinator {
-	return classic.NewGroup(cfg)
+	return nextgen.NewCoordinator(cfg)
 }
 
 // NewClient builds the client cfg asks for.
@@ -54,7 +58,7 @@ func (Models) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.Client, 
 		}
 		return classic.NewClient(self, cfg, strategy, as), nil
 	case "consumer":
-		return nil, fmt.Errorf("member %s: group.protocol=consumer is not implemented yet", cfg.ClientID)
+		return nextgen.NewClient(self, cfg), nil
 	}
 	return nil, fmt.Errorf("member %s: unknown group.protocol %q (want classic or consumer)", cfg.ClientID, cfg.GroupProtocol)
 }

@@ -1,0 +1,266 @@
+package nextgen
+
+import (
+	"rebalsim/kafka"
+	"rebalsim/sim"
+)
+
+// The membership manager's transitions (AbstractMembershipManager,
+// ConsumerMembershipManager), one method each, named as Kafka names them.
+
+// invoke asks the application thread to run a rebalance callback and
+// continues with then when it returns; an empty callback is skipped (Kafka
+// skips empty revoked and lost callbacks; rebalsim skips an empty assigned
+// one too, which changes nothing but its duration).
+func (c *Client) invoke(env sim.ClientEnv, out *sim.Effects, kind sim.CallbackKind, parts kafka.Assignment, then func(sim.ClientEnv, *sim.Effects)) {
+	if parts.Size() == 0 {
+		then(env, out)
+		return
+	}
+	c.nextToken++
+	out.Callbacks = append(out.Callbacks, sim.Callback{Kind: kind, Partitions: parts.Partitions(), Commit: kind == sim.CallbackRevoked, Token: c.nextToken})
+	c.pending[c.nextToken] = then
+}
+
+// processAssignmentReceived takes a new target from a heartbeat response:
+// anything different from what the member holds starts a reconciliation.
+func (c *Client) processAssignmentReceived(assignment kafka.Assignment, out *sim.Effects) {
+	if t, changed := c.target.updateWith(assignment); changed {
+		c.target = t
+	}
+	if !c.targetAssignmentReconciled() {
+		c.transitionTo(Reconciling, out)
+	} else if c.state == Reconciling || c.state == Joining {
+		c.transitionTo(MemberStable, out)
+	}
+}
+
+func (c *Client) targetAssignmentReconciled() bool { return c.current.equal(c.target) }
+
+// maybeReconcile reconciles the target on the background thread: revoke
+// what is no longer assigned (committing first), then assign what is new,
+// each callback on the application thread, then acknowledge. A partition
+// not involved keeps being processed throughout. All topics resolve at
+// once: the model has no metadata lag for topic ids.
+func (c *Client) maybeReconcile(env sim.ClientEnv, out *sim.Effects) {
+	if c.state != Reconciling || c.targetAssignmentReconciled() || c.reconciliationInProgress {
+		return
+	}
+	resolved := localAssignment{epoch: c.target.epoch, partitions: c.target.partitions.Clone()}
+	c.reconciliationInProgress, c.rejoinedWhileReconciliationInProgress = true, false
+	revoked := c.owned.Minus(resolved.partitions)
+	added := resolved.partitions.Minus(c.owned)
+	c.invoke(env, out, sim.CallbackRevoked, revoked, func(env sim.ClientEnv, out *sim.Effects) {
+		c.owned = c.owned.Minus(revoked)
+		if c.maybeAbortReconciliation() {
+			return
+		}
+		c.assignPartitions(env, resolved, added, out)
+	})
+}
+
+// assignPartitions installs the reconciled assignment and runs the
+// assigned callback; when it returns the member acknowledges.
+func (c *Client) assignPartitions(env sim.ClientEnv, resolved localAssignment, added kafka.Assignment, out *sim.Effects) {
+	c.owned = resolved.partitions.Clone()
+	c.invoke(env, out, sim.CallbackAssigned, added, func(env sim.ClientEnv, out *sim.Effects) {
+		if !c.reconciliationInProgress || c.maybeAbortReconciliation() {
+			return
+		}
+		c.current = resolved
+		c.transitionTo(Acknowledging, out)
+		c.reconciliationInProgress = false
+	})
+}
+
+// maybeAbortReconciliation drops a reconciliation that no longer applies:
+// the member left RECONCILING (fenced, leaving) or rejoined meanwhile.
+func (c *Client) maybeAbortReconciliation() bool {
+	abort := c.state != Reconciling || c.rejoinedWhileReconciliationInProgress
+	if abort {
+		c.reconciliationInProgress, c.rejoinedWhileReconciliationInProgress = false, false
+	}
+	return abort
+}
+
+// clearAssignment forgets every assignment (the partitions were already
+// released by a callback).
+func (c *Client) clearAssignment() {
+	c.owned = kafka.Assignment{}
+	c.current = noAssignment
+	c.target = noAssignment
+}
+
+// transitionToJoining rejoins with epoch 0. The member id is kept (Kafka
+// 4.0 keeps it; the coordinator decides whether it still knows it).
+func (c *Client) transitionToJoining(out *sim.Effects) {
+	if c.state == Fatal {
+		return
+	}
+	if c.reconciliationInProgress {
+		c.rejoinedWhileReconciliationInProgress = true
+	}
+	c.memberEpoch = JoinGroupMemberEpoch
+	c.transitionTo(Joining, out)
+	c.target = noAssignment
+}
+
+// transitionToFenced is the reaction to UNKNOWN_MEMBER_ID and
+// FENCED_MEMBER_EPOCH: the partitions are lost (onPartitionsLost, no
+// commit) and, once the callback returns, the member rejoins with epoch 0.
+func (c *Client) transitionToFenced(env sim.ClientEnv, why string, out *sim.Effects) {
+	switch c.state {
+	case PrepareLeaving:
+		// Already leaving: no leave heartbeat is needed any more.
+		c.transitionToSendingLeaveGroup(false, out)
+		c.transitionTo(Unsubscribed, out)
+		c.completeLeave()
+		return
+	case Leaving:
+		c.transitionTo(Unsubscribed, out)
+		c.completeLeave()
+		return
+	case Unsubscribed:
+		return
+	}
+	if c.state == Reconciling || c.state == Acknowledging {
+		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID, Failed: true, Detail: why})
+	}
+	out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: why})
+	c.transitionTo(Fenced, out)
+	c.memberEpoch = JoinGroupMemberEpoch
+	c.invoke(env, out, sim.CallbackLost, c.owned, func(env sim.ClientEnv, out *sim.Effects) {
+		c.clearAssignment()
+		if c.state == Fenced {
+			c.transitionToJoining(out)
+		}
+	})
+}
+
+// transitionToFatal stops the member for good on an error the consumer
+// cannot recover from; the application sees an exception (NoteJoinFailure).
+func (c *Client) transitionToFatal(env sim.ClientEnv, why string, out *sim.Effects) {
+	prev := c.state
+	out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, MemberID: c.memberID, Detail: "ConsumerGroupHeartbeat failed with " + why})
+	if prev == Reconciling || prev == Acknowledging || prev == Joining {
+		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID, Failed: true, Detail: why})
+	}
+	c.transitionTo(Fatal, out)
+	switch prev {
+	case Unsubscribed:
+		return
+	case Leaving, PrepareLeaving:
+		c.completeLeave()
+		return
+	}
+	c.invoke(env, out, sim.CallbackLost, c.owned, func(sim.ClientEnv, *sim.Effects) { c.clearAssignment() })
+}
+
+// leaveGroup is close()'s leave: release the partitions (revoked while the
+// member is in the group, lost otherwise), then send the leave heartbeat.
+func (c *Client) leaveGroup(env sim.ClientEnv, out *sim.Effects) {
+	switch c.state {
+	case Unsubscribed, Fenced, Fatal, Stale:
+		if c.state == Fenced {
+			c.transitionTo(Unsubscribed, out)
+		}
+		c.leaveDone = true
+		return
+	case PrepareLeaving, Leaving:
+		return
+	}
+	c.transitionTo(PrepareLeaving, out)
+	c.leaveInProgress = true
+	kind := sim.CallbackRevoked
+	if c.memberEpoch <= 0 {
+		kind = sim.CallbackLost
+	}
+	c.invoke(env, out, kind, c.owned, func(env sim.ClientEnv, out *sim.Effects) {
+		c.clearAssignment()
+		c.transitionToSendingLeaveGroup(false, out)
+	})
+}
+
+// transitionToSendingLeaveGroup moves to LEAVING with the leave epoch (-1,
+// or -2 for a static member); the next heartbeat goes out at once. A poll
+// timer expiry passes briefly through PREPARE_LEAVING: a stale member has
+// nothing to revoke, it reports its partitions lost after the leave.
+func (c *Client) transitionToSendingLeaveGroup(dueToExpiredPollTimer bool, out *sim.Effects) {
+	if c.state == Fatal || c.state == Unsubscribed {
+		return
+	}
+	if dueToExpiredPollTimer {
+		c.isPollTimerExpired = true
+		c.transitionTo(PrepareLeaving, out)
+	}
+	c.memberEpoch = c.leaveGroupEpoch()
+	c.current = noAssignment
+	c.transitionTo(Leaving, out)
+}
+
+func (c *Client) leaveGroupEpoch() int32 {
+	if c.static() {
+		return LeaveGroupStaticMemberEpoch
+	}
+	return LeaveGroupMemberEpoch
+}
+
+// onHeartbeatRequestGenerated moves on once a heartbeat went out: an
+// acknowledgement makes the member STABLE (or RECONCILING, if a newer
+// target arrived meanwhile); a leave makes it UNSUBSCRIBED, or STALE after
+// a poll timer expiry.
+func (c *Client) onHeartbeatRequestGenerated(env sim.ClientEnv, out *sim.Effects) {
+	switch c.state {
+	case Acknowledging:
+		if c.targetAssignmentReconciled() {
+			c.transitionTo(MemberStable, out)
+		} else {
+			c.transitionTo(Reconciling, out)
+		}
+	case Leaving:
+		if c.isPollTimerExpired {
+			c.transitionToStale(env, out)
+		} else {
+			c.transitionTo(Unsubscribed, out)
+		}
+	}
+}
+
+// transitionToStale: the member left because the application did not poll
+// in time. It reports its partitions lost and waits, without heartbeats,
+// for the application's next poll to rejoin.
+func (c *Client) transitionToStale(env sim.ClientEnv, out *sim.Effects) {
+	out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: "poll timeout: max.poll.interval.ms exceeded"})
+	c.transitionTo(Stale, out)
+	c.staleReleased, c.rejoinWhenReleased = false, false
+	c.invoke(env, out, sim.CallbackLost, c.owned, func(env sim.ClientEnv, out *sim.Effects) {
+		c.clearAssignment()
+		c.staleReleased = true
+		if c.rejoinWhenReleased && c.state == Stale {
+			c.transitionToJoining(out)
+		}
+	})
+	out.WantPoll = true
+}
+
+// maybeRejoinStaleMember: the application polled again after its poll timer
+// expired; a STALE member rejoins once its partitions are released.
+func (c *Client) maybeRejoinStaleMember(out *sim.Effects) {
+	c.isPollTimerExpired = false
+	if c.state != Stale {
+		return
+	}
+	if c.staleReleased {
+		c.transitionToJoining(out)
+	} else {
+		c.rejoinWhenReleased = true
+	}
+}
+
+// completeLeave finishes close()'s leave (maybeCompleteLeaveInProgress).
+func (c *Client) completeLeave() {
+	c.leaveInProgress = false
+	if c.closing {
+		c.leaveDone = true
+	}
+}

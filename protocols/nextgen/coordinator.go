@@ -1,0 +1,234 @@
+package nextgen
+
+import (
+	"fmt"
+	"strings"
+
+	"rebalsim/protocols/classic"
+	"rebalsim/sim"
+)
+
+// GroupType is what kind of group the coordinator holds.
+type GroupType string
+
+const (
+	TypeClassic  GroupType = "classic"
+	TypeConsumer GroupType = "consumer"
+)
+
+// Timer names of the consumer group; classic timers keep classic.Group's
+// names, and a timer of the kind of group the coordinator no longer holds
+// does nothing (Kafka's timers fail the group type check the same way).
+const (
+	consumerTimerPrefix = "consumer-"
+	timerSession        = consumerTimerPrefix + "session/"
+	timerRebalance      = consumerTimerPrefix + "rebalance/"
+	timerJoin           = consumerTimerPrefix + "join/"
+	timerSync           = consumerTimerPrefix + "sync/"
+)
+
+// Coordinator is the group coordinator for one group that is either a
+// classic group or a consumer group, as GroupMetadataManager holds it: while
+// the group is classic (or empty) every classic request goes to an embedded
+// classic.Group unchanged; a ConsumerGroupHeartbeat replaces an empty
+// classic group or converts a non-empty one (online upgrade); a consumer
+// group serves both ConsumerGroupHeartbeat and the classic requests of
+// members that still speak the classic protocol, and turns back into a
+// classic group when its last consumer-protocol member goes (online
+// downgrade). It implements sim.GroupCoordinator.
+type Coordinator struct {
+	cfg sim.GroupConfig
+	// Exactly one of classic and consumer is set.
+	classic  *classic.Group
+	consumer *consumerGroup
+	// nextID numbers the member ids the coordinator mints. It continues the
+	// classic group's counter across conversions, so that an id is never
+	// handed out twice.
+	nextID int
+	// lastState is the consumer group state last reported in a note.
+	lastState GroupState
+}
+
+// NewCoordinator returns a coordinator holding an empty classic group, which
+// is how Kafka sees a group id nobody has used: the first request decides
+// its type.
+func NewCoordinator(cfg sim.GroupConfig) *Coordinator {
+	return &Coordinator{cfg: cfg, classic: classic.NewGroup(cfg)}
+}
+
+// Type tells whether the group is classic or consumer.
+func (c *Coordinator) Type() GroupType {
+	if c.consumer != nil {
+		return TypeConsumer
+	}
+	return TypeClassic
+}
+
+// Classic returns the classic group while the group is classic, else nil.
+func (c *Coordinator) Classic() *classic.Group { return c.classic }
+
+// Stable reports whether no rebalance is in progress: for a consumer group,
+// STABLE or EMPTY.
+func (c *Coordinator) Stable() bool {
+	if c.consumer != nil {
+		s := c.consumer.state()
+		return s == GroupStable || s == GroupEmpty
+	}
+	return c.classic.Stable()
+}
+
+// State names the group state.
+func (c *Coordinator) State() string {
+	if c.consumer != nil {
+		return c.consumer.state().String()
+	}
+	return c.classic.State()
+}
+
+// GroupEpoch is the consumer group's epoch, or the classic generation.
+func (c *Coordinator) GroupEpoch() int32 {
+	if c.consumer != nil {
+		return c.consumer.groupEpoch
+	}
+	return c.classic.Generation()
+}
+
+// Receive dispatches a request by its kind and the group's type
+// (GroupMetadataManager.consumerGroupHeartbeat, classicGroupJoin,
+// classicGroupSync, classicGroupHeartbeat, classicGroupLeave).
+func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, out *sim.Effects) {
+	switch req := msg.(type) {
+	case ConsumerGroupHeartbeatRequest:
+		c.onConsumerGroupHeartbeat(env, from, req, out)
+	case classic.JoinGroupRequest:
+		if c.consumer != nil && !c.consumer.isEmpty() {
+			c.classicGroupJoinToConsumerGroup(env, from, req, out)
+			break
+		}
+		if c.consumer != nil {
+			// An empty consumer group makes way for a classic group
+			// (maybeDeleteEmptyConsumerGroup).
+			c.becomeClassic(classic.NewGroup(c.cfg), out)
+		}
+		c.classic.Receive(env, from, msg, out)
+	case classic.SyncGroupRequest:
+		if c.consumer == nil {
+			c.classic.Receive(env, from, msg, out)
+			break
+		}
+		c.classicGroupSyncToConsumerGroup(env, from, req, out)
+	case classic.HeartbeatRequest:
+		if c.consumer == nil {
+			c.classic.Receive(env, from, msg, out)
+			break
+		}
+		out.Send(from, classic.HeartbeatResponse{Error: c.classicGroupHeartbeatToConsumerGroup(env, from, req, out)}, sim.BackgroundThread)
+	case classic.LeaveGroupRequest:
+		if c.consumer == nil {
+			c.classic.Receive(env, from, msg, out)
+			break
+		}
+		out.Send(from, classic.LeaveGroupResponse{Error: c.classicGroupLeaveToConsumerGroup(env, req, out)}, sim.BackgroundThread)
+	default:
+		panic(fmt.Sprintf("nextgen coordinator: unexpected message %T", msg))
+	}
+	c.maybeUpdateGroupState(out)
+}
+
+// Timer handles the coordinator's timers.
+func (c *Coordinator) Timer(env sim.CoordinatorEnv, name string, out *sim.Effects) {
+	if !strings.HasPrefix(name, consumerTimerPrefix) {
+		if c.classic != nil {
+			c.classic.Timer(env, name, out)
+		}
+		return
+	}
+	if c.consumer == nil {
+		return
+	}
+	switch {
+	case strings.HasPrefix(name, timerSession):
+		c.onSessionTimeout(env, strings.TrimPrefix(name, timerSession), out)
+	case strings.HasPrefix(name, timerRebalance):
+		c.onRebalanceTimeout(env, strings.TrimPrefix(name, timerRebalance), out)
+	case strings.HasPrefix(name, timerJoin):
+		id := strings.TrimPrefix(name, timerJoin)
+		if m := c.consumer.byID[id]; m != nil {
+			m.joinTimerArmed = false
+		}
+		c.fenceByTimer(env, id, "the classic member failed to join within the rebalance timeout", out)
+	case strings.HasPrefix(name, timerSync):
+		c.fenceByTimer(env, strings.TrimPrefix(name, timerSync), "the member failed to sync within the rebalance timeout", out)
+	default:
+		panic(fmt.Sprintf("nextgen coordinator: unknown timer %q", name))
+	}
+	c.maybeUpdateGroupState(out)
+}
+
+// MetadataChanged makes a consumer group refresh its subscription metadata
+// on the next heartbeat (a new metadata image marks subscribed groups for
+// refresh); a classic group leaves it to its leader.
+func (c *Coordinator) MetadataChanged(env sim.CoordinatorEnv, out *sim.Effects) {
+	if c.consumer != nil {
+		c.consumer.metadataExpired = true
+		return
+	}
+	c.classic.MetadataChanged(env, out)
+}
+
+// mintID hands out a new member id; Kafka mints a UUID.
+func (c *Coordinator) mintID(clientID string) string {
+	c.nextID++
+	return fmt.Sprintf("%s-%d", clientID, c.nextID)
+}
+
+// becomeClassic makes g the group, with the id counter carried over.
+func (c *Coordinator) becomeClassic(g *classic.Group, out *sim.Effects) {
+	g.ContinueIDs(c.nextID)
+	c.classic, c.consumer = g, nil
+	out.Note(sim.Note{Kind: sim.NoteGroupType, Detail: string(TypeClassic), Value: int64(g.Generation())})
+}
+
+// becomeConsumer makes g the group.
+func (c *Coordinator) becomeConsumer(g *consumerGroup, out *sim.Effects) {
+	if c.classic != nil {
+		c.nextID = max(c.nextID, c.classic.NextID())
+	}
+	c.classic, c.consumer = nil, g
+	c.lastState = -1
+	out.Note(sim.Note{Kind: sim.NoteGroupType, Detail: string(TypeConsumer), Value: int64(g.groupEpoch)})
+}
+
+// maybeUpdateGroupState reports a consumer group's new state.
+func (c *Coordinator) maybeUpdateGroupState(out *sim.Effects) {
+	if c.consumer == nil {
+		return
+	}
+	if s := c.consumer.state(); s != c.lastState {
+		c.lastState = s
+		out.Note(sim.Note{Kind: sim.NoteGroupState, Detail: s.String(), Value: int64(c.consumer.groupEpoch)})
+	}
+}
+
+// bumpGroupEpoch moves the group epoch on; every bump is a rebalance for
+// the metrics (CONSUMER_GROUP_REBALANCES_SENSOR_NAME).
+func (c *Coordinator) bumpGroupEpoch(reason string, out *sim.Effects) {
+	g := c.consumer
+	g.groupEpoch++
+	out.Note(sim.Note{Kind: sim.NoteRebalance, Value: int64(g.groupEpoch), Detail: "group epoch bumped: " + reason})
+}
+
+func (c *Coordinator) noteMemberAdded(m *member, out *sim.Effects) {
+	out.Note(sim.Note{Kind: sim.NoteMemberAdded, Process: m.endpoint.Process, MemberID: m.id})
+}
+
+func (c *Coordinator) noteMemberRemoved(m *member, reason string, out *sim.Effects) {
+	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: m.endpoint.Process, MemberID: m.id, Detail: reason})
+}
+
+// cancelTimers cancels every timer of a member (GroupMetadataManager.cancelTimers).
+func (c *Coordinator) cancelTimers(id string, out *sim.Effects) {
+	for _, prefix := range []string{timerSession, timerRebalance, timerJoin, timerSync} {
+		out.CancelTimer(prefix + id)
+	}
+}

@@ -1,0 +1,73 @@
+// Package nextgen models the KIP-848 consumer group protocol
+// (group.protocol=consumer): the group coordinator that computes every
+// member's target assignment and the consumer that converges to it one
+// heartbeat at a time, plus the online migration between a classic group
+// and a consumer group (reference §4, §5.2).
+//
+// # The protocol
+//
+// There is one RPC, ConsumerGroupHeartbeat. A member joins with epoch 0 and
+// its subscription; the coordinator bumps the group epoch whenever
+// membership, a subscription or a subscribed topic's partition count
+// changes, and on the next heartbeat recomputes the target assignment with
+// a server-side assignor (package assignor). Each member then moves towards
+// its own target through package reconcile's state machine: it is first told
+// to revoke what it must give up (its epoch does not move until its
+// heartbeat stops listing those partitions), and only then gets what is
+// new; a partition reaches its new owner only after the old owner's
+// heartbeat released it. There is no group-wide barrier: members that keep
+// their partitions never stop processing them.
+//
+// The coordinator fences a member whose session times out
+// (group.consumer.session.timeout.ms) or that does not revoke within its
+// rebalance timeout (max.poll.interval.ms); a fenced member's partitions are
+// free at once. A static member (group.instance.id) that leaves with epoch
+// -2 keeps its assignment and causes no epoch bump if it comes back within
+// the session timeout.
+//
+// # The models
+//
+//   - Coordinator implements sim.GroupCoordinator for one group, as
+//     GroupMetadataManager holds it: a classic group (served unchanged by
+//     protocols/classic.Group) until the first ConsumerGroupHeartbeat turns
+//     it into a consumer group, which also answers the JoinGroup, SyncGroup,
+//     Heartbeat and LeaveGroup requests of members still on the classic
+//     protocol; when the last consumer-protocol member leaves, it turns back
+//     into a classic group.
+//   - Client implements sim.Client: the new consumer's membership manager
+//     (UNSUBSCRIBED, JOINING, RECONCILING, ACKNOWLEDGING, STABLE, FENCED,
+//     PREPARE_LEAVING, LEAVING, STALE, FATAL) and heartbeat manager. It
+//     heartbeats from the background thread; rebalance callbacks run on the
+//     application thread, so a stalled application delays its revocations
+//     exactly as the real consumer's does.
+//
+// # Use
+//
+// Package protocols wires them into the simulator:
+//
+//	coord := nextgen.NewCoordinator(groupConfig)          // sim.GroupCoordinator
+//	client := nextgen.NewClient(endpoint, consumerConfig) // sim.Client
+//
+// The caller (the simulator) then, in order: delivers every request to
+// Coordinator.Receive and every response to Client.Receive; fires the
+// timers they set; runs the callbacks a client asks for on its application
+// thread and reports each with CallbackDone; calls Client.Poll when asked
+// (Effects.WantPoll); calls Coordinator.MetadataChanged when partitions are
+// added. Both models are pure state machines: no clock, no goroutine, no
+// randomness; every output is ordered (members in join order, partitions
+// sorted), never by map iteration.
+//
+// # Simplifications
+//
+//   - Topic ids are topic names and every assigned topic resolves at once
+//     (no metadata wait before reconciling).
+//   - The client commits offsets before revoking only as part of the revoke
+//     callback (sim.Callback.Commit); Kafka also commits when nothing is
+//     revoked.
+//   - The coordinator runs 4.0's behaviour: the target is recomputed on the
+//     heartbeat that finds the group epoch ahead of it, unless
+//     GroupConfig.AssignmentInterval (the newer
+//     group.consumer.assignment.interval.ms) defers it to a later heartbeat.
+//   - Retries back off exponentially without jitter; a request that times
+//     out is abandoned, and its late response dropped, by correlation id.
+package nextgen

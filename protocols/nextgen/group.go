@@ -1,0 +1,421 @@
+package nextgen
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"rebalsim/kafka"
+	"rebalsim/protocols/classic"
+	"rebalsim/protocols/nextgen/assignor"
+	"rebalsim/protocols/nextgen/reconcile"
+	"rebalsim/sim"
+)
+
+// GroupState is a consumer group's state (ConsumerGroup.ConsumerGroupState),
+// derived from its epochs and members after every change
+// (ConsumerGroup.maybeUpdateGroupState).
+type GroupState int
+
+const (
+	// GroupEmpty: no members.
+	GroupEmpty GroupState = iota
+	// GroupAssigning: the group epoch moved past the target assignment epoch
+	// and no new target has been computed yet.
+	GroupAssigning
+	// GroupReconciling: some member has not caught up with the target.
+	GroupReconciling
+	// GroupStable: every member holds its target at the target epoch.
+	GroupStable
+)
+
+func (s GroupState) String() string {
+	return [...]string{"EMPTY", "ASSIGNING", "RECONCILING", "STABLE"}[s]
+}
+
+// member is the coordinator's record of one consumer group member
+// (ConsumerGroupMember). Its reconcile.Member holds the epochs and the
+// current assignment that CurrentAssignmentBuilder works on.
+type member struct {
+	id         string
+	instanceID string
+	clientID   string
+	// endpoint is where the member's requests came from last; notes name
+	// its process.
+	endpoint         sim.Endpoint
+	rebalanceTimeout time.Duration
+	// serverAssignor is the member's group.remote.assignor, "" if none.
+	serverAssignor string
+	// subscription is sorted and free of duplicates.
+	subscription []string
+	reconcile.Member
+	// classic is set for a member that speaks the classic protocol
+	// (ConsumerGroupMember.classicMemberMetadata).
+	classic *classicMetadata
+	// rebalanceTimeoutEpoch is the member epoch the rebalance timer was
+	// armed for: it fences only if the member is still at that epoch.
+	rebalanceTimeoutEpoch int32
+	// joinTimerArmed tells whether a classic member's join timer runs
+	// (it is scheduled only if absent).
+	joinTimerArmed bool
+}
+
+// classicMetadata is what the coordinator keeps of a classic member's last
+// JoinGroup: enough to answer it and to rebuild a classic group.
+type classicMetadata struct {
+	sessionTimeout time.Duration
+	protocols      []classic.ProtocolMetadata
+}
+
+func (m *member) useClassicProtocol() bool { return m.classic != nil }
+
+// isReconciledTo is ModernGroupMember.isReconciledTo.
+func (m *member) isReconciledTo(targetEpoch int32) bool {
+	return m.State == reconcile.Stable && m.Epoch == targetEpoch
+}
+
+// consumerGroup is one KIP-848 consumer group (ConsumerGroup): its members
+// in insertion order, the group and target-assignment epochs, the target
+// assignment and the partition epochs that keep a partition from having
+// two owners.
+type consumerGroup struct {
+	cfg         sim.GroupConfig
+	groupEpoch  int32
+	targetEpoch int32
+	// members in the order they joined; a static member's replacement takes
+	// its predecessor's place, so that the assignors see a stable order.
+	members []*member
+	byID    map[string]*member
+	static  map[string]string // instance id → member id
+	target  map[string]kafka.Assignment
+	// partitionEpochs holds, for every partition some member holds or is
+	// revoking, that member's epoch (ConsumerGroup.currentPartitionEpoch).
+	partitionEpochs map[kafka.TopicPartition]int32
+	// subscriptionMetadata are the subscribed topics that exist, with their
+	// partition counts, in metadata order.
+	subscriptionMetadata []kafka.Topic
+	// metadataExpired makes the next heartbeat refresh subscriptionMetadata
+	// (ModernGroup.requestMetadataRefresh on a new metadata image).
+	metadataExpired bool
+	// lastAssignmentAt is when the target was last computed, for the
+	// optional assignment interval.
+	lastAssignmentAt time.Duration
+	hasAssigned      bool
+}
+
+func newConsumerGroup(cfg sim.GroupConfig) *consumerGroup {
+	return &consumerGroup{cfg: cfg, byID: map[string]*member{}, static: map[string]string{},
+		target: map[string]kafka.Assignment{}, partitionEpochs: map[kafka.TopicPartition]int32{}}
+}
+
+func (g *consumerGroup) isEmpty() bool { return len(g.members) == 0 }
+
+// state is ConsumerGroup.maybeUpdateGroupState.
+func (g *consumerGroup) state() GroupState {
+	switch {
+	case len(g.members) == 0:
+		return GroupEmpty
+	case g.groupEpoch > g.targetEpoch:
+		return GroupAssigning
+	}
+	for _, m := range g.members {
+		if !m.isReconciledTo(g.targetEpoch) {
+			return GroupReconciling
+		}
+	}
+	return GroupStable
+}
+
+func (g *consumerGroup) staticMember(instanceID string) *member {
+	if id, ok := g.static[instanceID]; ok {
+		return g.byID[id]
+	}
+	return nil
+}
+
+// isFull is throwIfConsumerGroupIsFull: a full group only admits members it
+// already has.
+func (g *consumerGroup) isFull(memberID string) bool {
+	if g.cfg.MaxSize <= 0 || len(g.members) < g.cfg.MaxSize {
+		return false
+	}
+	return memberID == "" || g.byID[memberID] == nil
+}
+
+// currentPartitionEpoch returns the epoch of tp's owner, -1 if it is free.
+func (g *consumerGroup) currentPartitionEpoch(tp kafka.TopicPartition) int32 {
+	if e, ok := g.partitionEpochs[tp]; ok {
+		return e
+	}
+	return -1
+}
+
+// addPartitionEpochs claims a's partitions at epoch. A partition already
+// claimed by someone else is a bug: Kafka throws IllegalStateException.
+func (g *consumerGroup) addPartitionEpochs(a kafka.Assignment, epoch int32) {
+	for _, tp := range a.Partitions() {
+		if prev, ok := g.partitionEpochs[tp]; ok {
+			panic(fmt.Sprintf("nextgen: cannot set the epoch of %s to %d: still owned at epoch %d", tp, epoch, prev))
+		}
+		g.partitionEpochs[tp] = epoch
+	}
+}
+
+// removePartitionEpochs releases a's partitions, which must be claimed at
+// epoch.
+func (g *consumerGroup) removePartitionEpochs(a kafka.Assignment, epoch int32) {
+	for _, tp := range a.Partitions() {
+		if prev, ok := g.partitionEpochs[tp]; !ok || prev != epoch {
+			panic(fmt.Sprintf("nextgen: cannot remove epoch %d from %s: it is owned at epoch %d", epoch, tp, g.currentPartitionEpoch(tp)))
+		}
+		delete(g.partitionEpochs, tp)
+	}
+}
+
+// setAssignment replaces a member's reconciliation record and moves its
+// partition epochs along (ConsumerGroup.maybeUpdatePartitionEpoch): the
+// partitions it holds or is revoking are claimed at its new epoch.
+func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
+	g.removePartitionEpochs(m.Assigned, m.Epoch)
+	g.removePartitionEpochs(m.PendingRevocation, m.Epoch)
+	m.Member = next
+	if m.Assigned == nil {
+		m.Assigned = kafka.Assignment{}
+	}
+	if m.PendingRevocation == nil {
+		m.PendingRevocation = kafka.Assignment{}
+	}
+	g.addPartitionEpochs(m.Assigned, m.Epoch)
+	g.addPartitionEpochs(m.PendingRevocation, m.Epoch)
+}
+
+// addMember appends a member and claims what it holds.
+func (g *consumerGroup) addMember(m *member) {
+	if g.byID[m.id] != nil {
+		panic(fmt.Sprintf("nextgen: member %s added twice", m.id))
+	}
+	if m.Assigned == nil {
+		m.Assigned = kafka.Assignment{}
+	}
+	if m.PendingRevocation == nil {
+		m.PendingRevocation = kafka.Assignment{}
+	}
+	g.members = append(g.members, m)
+	g.byID[m.id] = m
+	if m.instanceID != "" {
+		g.static[m.instanceID] = m.id
+	}
+	g.addPartitionEpochs(m.Assigned, m.Epoch)
+	g.addPartitionEpochs(m.PendingRevocation, m.Epoch)
+}
+
+// removeMember drops a member with its current and target assignment
+// (GroupMetadataManager.removeMember writes the three tombstones): its
+// partitions become free at once.
+func (g *consumerGroup) removeMember(m *member) {
+	g.removePartitionEpochs(m.Assigned, m.Epoch)
+	g.removePartitionEpochs(m.PendingRevocation, m.Epoch)
+	delete(g.byID, m.id)
+	delete(g.target, m.id)
+	if m.instanceID != "" && g.static[m.instanceID] == m.id {
+		delete(g.static, m.instanceID)
+	}
+	g.members = slices.DeleteFunc(g.members, func(o *member) bool { return o == m })
+}
+
+// replaceMember puts a returning static member in place of its previous
+// incarnation (GroupMetadataManager.replaceMember): a copy under the new id,
+// at epoch 0, with the same current assignment and the same target, and in
+// the same place in the member order.
+func (g *consumerGroup) replaceMember(old *member, newID string) *member {
+	n := *old
+	n.id = newID
+	n.Assigned = old.Assigned.Clone()
+	n.PendingRevocation = old.PendingRevocation.Clone()
+	n.Epoch, n.PreviousEpoch = 0, 0
+	n.rebalanceTimeoutEpoch, n.joinTimerArmed = 0, false
+	g.removePartitionEpochs(old.Assigned, old.Epoch)
+	g.removePartitionEpochs(old.PendingRevocation, old.Epoch)
+	i := slices.Index(g.members, old)
+	g.members[i] = &n
+	delete(g.byID, old.id)
+	g.byID[newID] = &n
+	g.static[n.instanceID] = newID
+	if t, ok := g.target[old.id]; ok {
+		g.target[newID] = t
+		delete(g.target, old.id)
+	}
+	g.addPartitionEpochs(n.Assigned, n.Epoch)
+	g.addPartitionEpochs(n.PendingRevocation, n.Epoch)
+	return &n
+}
+
+// subscribedTopicNames counts the subscribers of every topic any member
+// subscribes to (ModernGroup.subscribedTopicNames).
+func (g *consumerGroup) subscribedTopicNames() map[string]int {
+	counts := map[string]int{}
+	for _, m := range g.members {
+		for _, t := range m.subscription {
+			counts[t]++
+		}
+	}
+	return counts
+}
+
+// subscriptionType is ModernGroup.subscriptionType: homogeneous iff every
+// subscribed topic is subscribed by every member.
+func (g *consumerGroup) subscriptionType() assignor.SubscriptionType {
+	for _, n := range g.subscribedTopicNames() {
+		if n != len(g.members) {
+			return assignor.Heterogeneous
+		}
+	}
+	return assignor.Homogeneous
+}
+
+// computeSubscriptionMetadata lists the subscribed topics that exist, with
+// their partition counts, in metadata order.
+func (g *consumerGroup) computeSubscriptionMetadata(metadata []kafka.Topic) []kafka.Topic {
+	counts := g.subscribedTopicNames()
+	var out []kafka.Topic
+	for _, t := range metadata {
+		if counts[t.Name] > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// preferredServerAssignor is the server assignor most members ask for
+// (ConsumerGroup.computePreferredServerAssignor), else the group default.
+// Kafka breaks ties by hash order; rebalsim by name.
+func (g *consumerGroup) preferredServerAssignor() string {
+	counts := map[string]int{}
+	var names []string
+	for _, m := range g.members {
+		if m.serverAssignor == "" {
+			continue
+		}
+		if counts[m.serverAssignor] == 0 {
+			names = append(names, m.serverAssignor)
+		}
+		counts[m.serverAssignor]++
+	}
+	if len(names) == 0 {
+		return g.cfg.Assignor
+	}
+	slices.Sort(names)
+	best := names[0]
+	for _, n := range names[1:] {
+		if counts[n] > counts[best] {
+			best = n
+		}
+	}
+	return best
+}
+
+// mayComputeTarget tells whether the optional assignment interval (the
+// newer group.consumer.assignment.interval.ms) lets a new target be
+// computed now; 0 disables the limit, as in 4.0.
+func (g *consumerGroup) mayComputeTarget(now time.Duration) bool {
+	return g.cfg.AssignmentInterval <= 0 || !g.hasAssigned || now >= g.lastAssignmentAt+g.cfg.AssignmentInterval
+}
+
+// updateTargetAssignment runs the preferred assignor over every member's
+// subscription and current target (TargetAssignmentBuilder) and makes the
+// result the target at the group epoch.
+func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
+	name := g.preferredServerAssignor()
+	a, ok := assignor.ByName(name)
+	if !ok {
+		panic(fmt.Sprintf("nextgen: unknown server assignor %q", name))
+	}
+	spec := assignor.GroupSpec{Type: g.subscriptionType()}
+	for _, m := range g.members {
+		spec.Members = append(spec.Members, assignor.Member{ID: m.id, InstanceID: m.instanceID, Topics: m.subscription, Current: g.target[m.id]})
+	}
+	target, err := a.Assign(spec, g.subscriptionMetadata)
+	if err != nil {
+		panic(fmt.Sprintf("nextgen: assignor %s: %v", name, err))
+	}
+	g.target = map[string]kafka.Assignment{}
+	for _, m := range g.members {
+		t := target[m.id]
+		if t == nil {
+			t = kafka.Assignment{}
+		}
+		g.target[m.id] = t
+	}
+	g.targetEpoch = g.groupEpoch
+	g.lastAssignmentAt, g.hasAssigned = now, true
+}
+
+// targetOf returns a member's target, empty if it has none yet.
+func (g *consumerGroup) targetOf(id string) kafka.Assignment {
+	if t, ok := g.target[id]; ok {
+		return t
+	}
+	return kafka.Assignment{}
+}
+
+// waitingOnUnreleasedPartition tells whether a member in
+// UNRELEASED_PARTITIONS still waits for a partition someone else holds
+// (ConsumerGroup.waitingOnUnreleasedPartition).
+func (g *consumerGroup) waitingOnUnreleasedPartition(m *member) bool {
+	if m.State != reconcile.UnreleasedPartitions {
+		return false
+	}
+	for _, tp := range g.targetOf(m.id).Partitions() {
+		if !m.Assigned.Contains(tp) && g.currentPartitionEpoch(tp) != -1 {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *consumerGroup) numClassicProtocolMembers() int {
+	n := 0
+	for _, m := range g.members {
+		if m.useClassicProtocol() {
+			n++
+		}
+	}
+	return n
+}
+
+// allMembersUseClassicProtocolExcept tells whether id is the only member
+// speaking the consumer protocol (ConsumerGroup.allMembersUseClassicProtocolExcept).
+func (g *consumerGroup) allMembersUseClassicProtocolExcept(id string) bool {
+	m := g.byID[id]
+	return m != nil && !m.useClassicProtocol() && g.numClassicProtocolMembers() == len(g.members)-1
+}
+
+// supportsClassicProtocols tells whether a classic member's assignors
+// include one every classic member supports (ConsumerGroup.supportsClassicProtocols).
+func (g *consumerGroup) supportsClassicProtocols(ps []classic.ProtocolMetadata) bool {
+	if len(g.members) == 0 {
+		return len(ps) > 0
+	}
+	n := g.numClassicProtocolMembers()
+	for _, p := range ps {
+		supported := 0
+		for _, m := range g.members {
+			if m.useClassicProtocol() && slices.ContainsFunc(m.classic.protocols, func(q classic.ProtocolMetadata) bool { return q.Name == p.Name }) {
+				supported++
+			}
+		}
+		if supported == n {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedTopics returns a sorted, duplicate-free copy of topics.
+func sortedTopics(topics []string) []string {
+	out := slices.Clone(topics)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func topicsEqual(a, b []kafka.Topic) bool { return slices.Equal(a, b) }

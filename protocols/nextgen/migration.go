@@ -1,0 +1,157 @@
+package nextgen
+
+import (
+	"slices"
+
+	"rebalsim/kafka"
+	"rebalsim/protocols/classic"
+	"rebalsim/protocols/nextgen/reconcile"
+	"rebalsim/sim"
+)
+
+// Online migration between the classic and the consumer protocol
+// (reference §5.2, KIP-848 "online migration"): the first
+// ConsumerGroupHeartbeat converts a classic group into a consumer group that
+// keeps every classic member, with its assignment, as a member of the
+// current epoch; when the last member speaking the consumer protocol goes,
+// the group turns back into a classic group and rebalances.
+
+// upgradeAllowed and downgradeAllowed read group.consumer.migration.policy
+// (ConsumerGroupMigrationPolicy).
+func (c *Coordinator) upgradeAllowed() bool {
+	return c.cfg.MigrationPolicy == "bidirectional" || c.cfg.MigrationPolicy == "upgrade"
+}
+
+func (c *Coordinator) downgradeAllowed() bool {
+	return c.cfg.MigrationPolicy == "bidirectional" || c.cfg.MigrationPolicy == "downgrade"
+}
+
+// deleteEmptyClassicGroup replaces an empty classic group by a new consumer
+// group (maybeDeleteEmptyClassicGroup); this is always allowed.
+func (c *Coordinator) deleteEmptyClassicGroup(out *sim.Effects) {
+	for _, id := range c.classic.PendingMemberIDs() {
+		out.CancelTimer("pending/" + id)
+	}
+	out.CancelTimer("join")
+	out.CancelTimer("sync")
+	c.becomeConsumer(newConsumerGroup(c.cfg), out)
+}
+
+// validateOnlineUpgrade: the policy must allow it and the group must fit
+// group.consumer.max.size. (Every classic group here uses the consumer
+// embedded protocol.)
+func (c *Coordinator) validateOnlineUpgrade() bool {
+	return c.upgradeAllowed() && (c.cfg.MaxSize <= 0 || len(c.classic.Members()) <= c.cfg.MaxSize)
+}
+
+// convertToConsumerGroup is GroupMetadataManager.convertToConsumerGroup with
+// ConsumerGroup.fromClassicGroup: requests parked in a join or sync phase
+// are answered REBALANCE_IN_PROGRESS; the group epoch and the target epoch
+// become the classic generation; every classic member becomes a STABLE
+// member at that epoch, assigned (and targeted) its last classic
+// assignment, with a session timer of its classic session timeout. Member
+// ids do not change, so no member leaves or joins.
+func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Effects) {
+	cg := c.classic
+	gen := cg.Generation()
+	for _, m := range cg.Members() {
+		if m.AwaitingJoin {
+			out.Send(m.Endpoint, classic.JoinGroupResponse{Error: classic.RebalanceInProgress, MemberID: m.ID, Generation: -1}, sim.AppThread)
+		}
+		if m.AwaitingSync {
+			out.Send(m.Endpoint, classic.SyncGroupResponse{Error: classic.RebalanceInProgress}, sim.AppThread)
+		}
+		out.CancelTimer("session/" + m.ID)
+	}
+	for _, id := range cg.PendingMemberIDs() {
+		out.CancelTimer("pending/" + id)
+	}
+	out.CancelTimer("join")
+	out.CancelTimer("sync")
+
+	g := newConsumerGroup(c.cfg)
+	g.groupEpoch, g.targetEpoch = gen, gen
+	for _, cm := range cg.Members() {
+		assigned := cm.Assignment.Clone()
+		m := &member{
+			id: cm.ID, instanceID: cm.InstanceID, clientID: cm.ClientID, endpoint: cm.Endpoint,
+			rebalanceTimeout: cm.RebalanceTimeout,
+			subscription:     sortedTopics(memberSubscription(cm, cg.ProtocolName()).Topics),
+			Member:           reconcile.Member{State: reconcile.Stable, Epoch: gen, PreviousEpoch: gen, Assigned: assigned, PendingRevocation: kafka.Assignment{}},
+			classic:          &classicMetadata{sessionTimeout: cm.SessionTimeout, protocols: slices.Clone(cm.Protocols)},
+		}
+		g.addMember(m)
+		g.target[m.id] = assigned.Clone()
+	}
+	g.subscriptionMetadata = g.computeSubscriptionMetadata(env.Metadata)
+	c.becomeConsumer(g, out)
+	for _, m := range g.members {
+		c.scheduleSessionTimeout(env, m, m.classic.sessionTimeout, out)
+	}
+}
+
+// memberSubscription is the subscription a classic member sent for the
+// group's protocol (ClassicGroupMember.metadata), or its first one if the
+// group never chose a protocol.
+func memberSubscription(m *classic.Member, protocol string) classic.Subscription {
+	for _, p := range m.Protocols {
+		if p.Name == protocol {
+			return p.Metadata
+		}
+	}
+	return classicSubscription(m.Protocols)
+}
+
+// validateOnlineDowngradeWithFencedMember: the member going is the last one
+// speaking the consumer protocol, at least one member stays, the policy
+// allows a downgrade and the rest fits group.max.size.
+func (c *Coordinator) validateOnlineDowngradeWithFencedMember(m *member) bool {
+	g := c.consumer
+	return g.allMembersUseClassicProtocolExcept(m.id) && len(g.members) > 1 && c.downgradeAllowed() &&
+		(c.cfg.MaxSize <= 0 || len(g.members)-1 <= c.cfg.MaxSize)
+}
+
+// validateOnlineDowngradeWithReplacedMember: a consumer-protocol static
+// member was just replaced by a classic one, and every other member speaks
+// the classic protocol (validateOnlineDowngradeWithReplacedMemberId). The
+// replacement has already happened here, so the check is on the group with
+// the new member in it.
+func (c *Coordinator) validateOnlineDowngradeWithReplacedMember(old, joining *member) bool {
+	g := c.consumer
+	return !old.useClassicProtocol() && joining.useClassicProtocol() && g.numClassicProtocolMembers() == len(g.members) &&
+		c.downgradeAllowed() && (c.cfg.MaxSize <= 0 || len(g.members) <= c.cfg.MaxSize)
+}
+
+// convertToClassicGroup is GroupMetadataManager.convertToClassicGroup with
+// ClassicGroup.fromConsumerGroup: a STABLE classic group at generation =
+// group epoch, whose members are the remaining ones (the joining one last)
+// with their target assignments and their classic protocols. After a
+// member's departure (joining == nil) a classic rebalance starts at once.
+func (c *Coordinator) convertToClassicGroup(env sim.CoordinatorEnv, leaving, joining *member, reason string, out *sim.Effects) {
+	g := c.consumer
+	if joining == nil {
+		// The leaving member is still in the group; it is simply not carried over.
+		c.noteMemberRemoved(leaving, reason, out)
+	}
+	c.cancelTimers(leaving.id, out)
+	var members []*classic.Member
+	var last *classic.Member
+	for _, m := range g.members {
+		c.cancelTimers(m.id, out)
+		if m == leaving {
+			continue
+		}
+		cm := &classic.Member{ID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, Endpoint: m.endpoint,
+			SessionTimeout: m.classic.sessionTimeout, RebalanceTimeout: m.rebalanceTimeout,
+			Protocols: slices.Clone(m.classic.protocols), Assignment: g.targetOf(m.id).Clone()}
+		if m == joining {
+			last = cm
+			continue
+		}
+		members = append(members, cm)
+	}
+	if last != nil {
+		members = append(members, last)
+	}
+	c.becomeClassic(classic.FromConsumerGroup(env, c.cfg, g.groupEpoch, members, c.nextID, joining == nil, out), out)
+}
