@@ -1,0 +1,27 @@
+package assignor
+
+import "slices"
+
+// ByName returns the assignor whose protocol name
+// (partition.assignment.strategy) is name: "range", "roundrobin", "sticky"
+// or "cooperative-sticky".
+func ByName(name string) (Assignor, bool) {
+	switch name {
+	case "range":
+		return Range(), true
+	case "roundrobin":
+		return RoundRobin(), true
+	case "sticky":
+		return Sticky(), true
+	case "cooperative-sticky":
+		return CooperativeSticky(), true
+	}
+	return nil, false
+}
+
+// Names lists the names ByName accepts, sorted.
+func Names() []string {
+	names := []string{Range().Name(), RoundRobin().Name(), Sticky().Name(), CooperativeSticky().Name()}
+	slices.Sort(names)
+	return names
+}

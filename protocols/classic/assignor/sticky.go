@@ -1,0 +1,181 @@
+package assignor
+
+import (
+	"math"
+
+	"rebalsim/kafka"
+)
+
+// Sticky returns the sticky assignor (StickyAssignor, "sticky", reference
+// §3.3). It runs AbstractStickyAssignor: balance first, then keep as many
+// previously owned partitions as balance allows. It supports only the EAGER
+// protocol: members revoke everything before they rejoin, and the leader
+// learns what they held from their subscription user data, which rebalsim
+// models as Subscription.Owned and Subscription.Generation.
+func Sticky() Assignor { return stickyAssignor{cooperative: false} }
+
+// CooperativeSticky returns the cooperative sticky assignor
+// (CooperativeStickyAssignor, "cooperative-sticky", reference §3.3 and
+// §2.8). It computes the same assignment as Sticky and then, because under
+// the COOPERATIVE protocol members keep processing what they own during the
+// rebalance, withholds every partition that would change hands from its new
+// owner (adjustAssignment). The old owner sees the partition missing from
+// its assignment, revokes it and rejoins; the follow-up rebalance finds it
+// unowned and hands it over. It supports COOPERATIVE and EAGER.
+func CooperativeSticky() Assignor { return stickyAssignor{cooperative: true} }
+
+type stickyAssignor struct{ cooperative bool }
+
+func (a stickyAssignor) Name() string {
+	if a.cooperative {
+		return "cooperative-sticky"
+	}
+	return "sticky"
+}
+
+// Protocols mirrors supportedProtocols(): CooperativeStickyAssignor lists
+// COOPERATIVE before EAGER.
+func (a stickyAssignor) Protocols() []kafka.RebalanceProtocol {
+	if a.cooperative {
+		return []kafka.RebalanceProtocol{kafka.Cooperative, kafka.Eager}
+	}
+	return []kafka.RebalanceProtocol{kafka.Eager}
+}
+
+// Assign follows AbstractStickyAssignor.assignPartitions: resolve who
+// validly owned what, then run the constrained builder when every member
+// has the same subscription and the general builder otherwise.
+func (a stickyAssignor) Assign(in Input) Result {
+	u := newUniverse(in)
+	if len(in.Members) == 0 {
+		return Result{Assignment: map[string]kafka.Assignment{}, Transferring: map[kafka.TopicPartition]string{}}
+	}
+	prev := resolveOwnership(u)
+	order := kafkaIterationOrder(in.Members)
+	rank := idRanks(in.Members)
+	if u.equalSubscriptions {
+		owner, moves := buildConstrained(u, prev, order, rank)
+		if a.cooperative {
+			for _, mv := range moves {
+				owner[mv.partition] = -1
+			}
+		}
+		return Result{Assignment: u.result(owner), Transferring: u.transferring(moves)}
+	}
+	// The general builder leaves partitionsTransferringOwnership null, and
+	// so does rebalsim; CooperativeStickyAssignor then works out the
+	// transfers itself by comparing what members own with what they get.
+	owner := buildGeneral(u, prev, order, rank)
+	if a.cooperative {
+		withholdClaimed(u, owner)
+	}
+	return Result{Assignment: u.result(owner)}
+}
+
+// ownership is the leader's view of the previous assignment after conflict
+// resolution (AbstractStickyAssignor.allSubscriptionsEqual fills the same
+// consumerToOwnedPartitions and partitionsWithMultiplePreviousOwners).
+type ownership struct {
+	// owner is each partition's valid previous owner, or -1.
+	owner []int32
+	// contested marks partitions claimed by two or more members of the
+	// highest claiming generation: nobody keeps them, and whoever gets them
+	// counts as taking them over from their owners.
+	contested []bool
+	// start and list hold each member's validly owned partitions, ascending:
+	// member m's are list[start[m]:start[m+1]].
+	start []int32
+	list  []int32
+	// generation is each member's generation, -1 when it carries none.
+	generation    []int32
+	maxGeneration int32
+}
+
+func (o *ownership) owned(m int32) []int32 { return o.list[o.start[m]:o.start[m+1]] }
+
+// resolveOwnership decides who validly owned each partition. Kafka's rules:
+// a partition claimed by one member stays its own; between claimants of
+// different generations the highest generation wins, so a member that
+// missed a rebalance cannot take back what was moved away from it; two
+// claimants in the same generation mean the input is inconsistent and
+// neither keeps the partition.
+//
+// Kafka applies these rules pairwise while it walks its subscription
+// HashMap, so with three or more claimants its answer can depend on that
+// order (a tie at generation 1 followed by a claim at generation 2 leaves
+// the partition contested in the constrained path). rebalsim takes the
+// order-independent reading: the highest generation wins if exactly one
+// member claims it there, and the partition is contested otherwise.
+func resolveOwnership(u *universe) *ownership {
+	n := u.partitions()
+	o := &ownership{
+		owner:         noOwner(n),
+		contested:     make([]bool, n),
+		start:         make([]int32, len(u.members)+1),
+		generation:    make([]int32, len(u.members)),
+		maxGeneration: -1,
+	}
+	claimGen := make([]int32, n)
+	for i := range claimGen {
+		claimGen[i] = math.MinInt32
+	}
+	for m := range u.members {
+		g := int32(-1)
+		if s := &u.members[m]; s.HasGeneration {
+			g = s.Generation
+		}
+		o.generation[m] = g
+		o.maxGeneration = max(o.maxGeneration, g)
+		m32 := int32(m)
+		u.forEachOwned(m, func(gp int32) {
+			switch {
+			case g > claimGen[gp]:
+				claimGen[gp], o.owner[gp], o.contested[gp] = g, m32, false
+			case g == claimGen[gp] && o.owner[gp] != m32:
+				o.owner[gp], o.contested[gp] = -1, true
+			}
+		})
+	}
+	for _, m := range o.owner {
+		if m >= 0 {
+			o.start[m+1]++
+		}
+	}
+	for m := range u.members {
+		o.start[m+1] += o.start[m]
+	}
+	o.list = make([]int32, o.start[len(u.members)])
+	next := make([]int32, len(u.members))
+	copy(next, o.start)
+	for gp, m := range o.owner {
+		if m >= 0 {
+			o.list[next[m]] = int32(gp)
+			next[m]++
+		}
+	}
+	return o
+}
+
+// withholdClaimed is CooperativeStickyAssignor's adjustment for the general
+// path (computePartitionsTransferringOwnership then adjustAssignment): a
+// partition that some member reports owning and that goes to a member that
+// does not report owning it is withheld this round, so that no partition is
+// given out while another member may still be processing it.
+func withholdClaimed(u *universe, owner []int32) {
+	claimed := make([]bool, len(owner))
+	keptByClaimant := make([]bool, len(owner))
+	for m := range u.members {
+		m32 := int32(m)
+		u.forEachOwned(m, func(gp int32) {
+			claimed[gp] = true
+			if owner[gp] == m32 {
+				keptByClaimant[gp] = true
+			}
+		})
+	}
+	for gp := range owner {
+		if claimed[gp] && !keptByClaimant[gp] {
+			owner[gp] = -1
+		}
+	}
+}
