@@ -1,0 +1,109 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Options tune WriteAll.
+type Options struct {
+	// NoCharts leaves out the chart images, and the charts in report.html:
+	// for quick looks at very large results, where rendering dominates.
+	NoCharts bool
+	// NoSVG writes PNG charts only.
+	NoSVG bool
+}
+
+// WriteAll writes the whole report into dir, creating it if needed:
+// result.json, timeline.csv, the charts as name.png and name.svg, and
+// report.html with the charts embedded. It returns the paths written, in
+// order. Each file is written to a temporary file in dir and renamed into
+// place, so a reader (or a crash) never sees half a file; the charts are
+// rendered once for both their files and the HTML.
+func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
+	if r == nil {
+		return nil, errors.New("report: no report to write")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var paths []string
+	write := func(name string, fn func(w io.Writer) error) error {
+		path := filepath.Join(dir, name)
+		if err := writeFileAtomic(path, fn); err != nil {
+			return err
+		}
+		paths = append(paths, path)
+		return nil
+	}
+	if err := write("result.json", func(w io.Writer) error { return WriteJSON(w, r) }); err != nil {
+		return paths, err
+	}
+	if err := write("timeline.csv", func(w io.Writer) error { return TimelineCSV(w, r) }); err != nil {
+		return paths, err
+	}
+	var rendered []renderedChart
+	if !opts.NoCharts {
+		charts, err := Charts(r)
+		if err != nil {
+			return paths, err
+		}
+		if rendered, err = render(charts, !opts.NoSVG); err != nil {
+			return paths, err
+		}
+		written, err := writeRendered(dir, rendered)
+		paths = append(paths, written...)
+		if err != nil {
+			return paths, err
+		}
+	}
+	if err := write("report.html", func(w io.Writer) error { return writeHTML(w, r, rendered) }); err != nil {
+		return paths, err
+	}
+	return paths, nil
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory (so the rename cannot cross file systems), synced before the
+// rename so that the new name never points at missing data.
+func writeFileAtomic(path string, fn func(w io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err = fn(bw); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("report: writing %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
