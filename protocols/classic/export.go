@@ -41,6 +41,9 @@ func FromConsumerGroup(env sim.CoordinatorEnv, cfg sim.GroupConfig, generation i
 	g := NewGroup(cfg)
 	g.state, g.generation, g.nextID = Stable, generation, nextID
 	for _, m := range members {
+		ps := m.Protocols
+		m.Protocols = nil
+		g.setProtocols(m, ps)
 		g.members = append(g.members, m)
 		g.byID[m.ID] = m
 		if m.InstanceID != "" {

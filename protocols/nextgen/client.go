@@ -247,12 +247,15 @@ func (c *Client) CallbackDone(env sim.ClientEnv, cb sim.Callback, out *sim.Effec
 	c.runBackground(env, out)
 }
 
-// runBackground is one pass of the background thread's loop: the
-// membership manager reconciles a new assignment, then the heartbeat
-// request manager sends what is due.
+// runBackground is what the background thread's loop does after an input:
+// the membership manager reconciles a new assignment, the heartbeat request
+// manager sends what is due, and a target that sending an acknowledgement
+// revealed as still unreconciled is picked up at once (the loop's next
+// iteration).
 func (c *Client) runBackground(env sim.ClientEnv, out *sim.Effects) {
 	c.maybeReconcile(env, out)
 	c.pollHeartbeat(env, out)
+	c.maybeReconcile(env, out)
 }
 
 // Close is close(): leave the group after releasing the partitions
