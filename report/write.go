@@ -1,12 +1,12 @@
 package report
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"rebalsim/internal/atomicfile"
 )
 
 // Options tune WriteAll.
@@ -67,42 +67,10 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 	return paths, nil
 }
 
-// writeFileAtomic writes path through a temporary file in the same
-// directory (so the rename cannot cross file systems), synced before the
-// rename so that the new name never points at missing data.
-func writeFileAtomic(path string, fn func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err = fn(bw); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("report: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+// writeFileAtomic writes path through a temporary file renamed into place
+// (package atomicfile).
+func writeFileAtomic(path string, fn func(w io.Writer) error) error {
+	if err := atomicfile.Write(path, fn); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil

@@ -1,9 +1,11 @@
 // Package atomicfile writes files so that a reader never sees a half-written
-// one: the content goes to a temporary file in the same directory, which is
-// renamed over the target only once it is complete and synced.
+// one: the content goes, buffered, to a temporary file in the same directory
+// (so the rename cannot cross file systems), which is synced and renamed
+// over the target only once it is complete.
 package atomicfile
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +15,12 @@ import (
 // File is a file being written; Commit publishes it, Abort discards it.
 type File struct {
 	tmp    *os.File
+	buf    *bufio.Writer
 	target string
 	done   bool
 }
 
-// Create starts writing path.
+// Create starts writing path, creating its directory if needed.
 func Create(path string) (*File, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -27,32 +30,33 @@ func Create(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &File{tmp: tmp, target: path}, nil
+	return &File{tmp: tmp, buf: bufio.NewWriterSize(tmp, 1<<16), target: path}, nil
 }
 
 // Write writes to the temporary file.
-func (f *File) Write(p []byte) (int, error) { return f.tmp.Write(p) }
+func (f *File) Write(p []byte) (int, error) { return f.buf.Write(p) }
 
-// Commit syncs, closes and renames the temporary file over the target.
+// Commit flushes, syncs, closes and renames the temporary file over the
+// target, with mode 0644.
 func (f *File) Commit() error {
 	if f.done {
 		return nil
 	}
 	f.done = true
-	if err := f.tmp.Sync(); err != nil {
-		f.tmp.Close()
-		os.Remove(f.tmp.Name())
-		return fmt.Errorf("write %s: %w", f.target, err)
+	err := f.buf.Flush()
+	if err == nil {
+		err = f.tmp.Sync()
 	}
-	if err := f.tmp.Close(); err != nil {
-		os.Remove(f.tmp.Name())
-		return fmt.Errorf("write %s: %w", f.target, err)
+	if err == nil {
+		err = f.tmp.Chmod(0o644)
 	}
-	if err := os.Chmod(f.tmp.Name(), 0o644); err != nil {
-		os.Remove(f.tmp.Name())
-		return fmt.Errorf("write %s: %w", f.target, err)
+	if cerr := f.tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(f.tmp.Name(), f.target); err != nil {
+	if err == nil {
+		err = os.Rename(f.tmp.Name(), f.target)
+	}
+	if err != nil {
 		os.Remove(f.tmp.Name())
 		return fmt.Errorf("write %s: %w", f.target, err)
 	}

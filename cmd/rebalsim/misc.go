@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"rebalsim"
+	"rebalsim/conformance"
+	"rebalsim/report"
+	"rebalsim/scenarios"
+)
+
+func cmdValidate(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintf(stderr, "Usage: rebalsim validate scenario.yaml...\n\nChecks scenario files against the schema without running them.\n") }
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK, nil
+		}
+		return exitBadInput, usageError{err}
+	}
+	if fs.NArg() == 0 {
+		return exitBadInput, badInput("no scenario files given")
+	}
+	bad := 0
+	for _, path := range fs.Args() {
+		sc, err := scenarios.LoadFile(path)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			bad++
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok (%s: %d members, %d topics, %d events, %s)\n", path, sc.Name, len(sc.Members), len(sc.Topics), len(sc.Events), sc.Duration)
+	}
+	if bad > 0 {
+		return exitBadInput, badInput("%d of %d files are invalid", bad, fs.NArg())
+	}
+	return exitOK, nil
+}
+
+func cmdExamples(args []string, stdout, stderr io.Writer) (int, error) {
+	if len(args) > 0 && args[0] != "--help" && args[0] != "-h" {
+		// `rebalsim examples NAME` prints the example's YAML, to start a
+		// scenario of one's own from it.
+		src, err := scenarios.ExampleSource(args[0])
+		if err != nil {
+			return exitBadInput, usageError{err}
+		}
+		_, err = stdout.Write(src)
+		return exitOK, err
+	}
+	for _, e := range scenarios.Examples() {
+		fmt.Fprintf(stdout, "%-32s %s\n", e.Name, firstSentence(e.Description))
+	}
+	fmt.Fprintf(stdout, "\nRun one with 'rebalsim run NAME'; print its YAML with 'rebalsim examples NAME'.\n")
+	return exitOK, nil
+}
+
+func cmdConformance(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("conformance", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	vectors := fs.String("vectors", "", "a test-vector file in rebalsim's vector schema (required)")
+	verbose := fs.BoolP("verbose", "v", false, "print passing vectors too")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rebalsim conformance --vectors FILE\n\nRuns every vector of FILE against rebalsim's assignors and the KIP-848\nreconciliation state machine; exits 1 if any fails.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK, nil
+		}
+		return exitBadInput, usageError{err}
+	}
+	if *vectors == "" {
+		return exitBadInput, badInput("--vectors FILE is required")
+	}
+	file, err := conformance.Load(*vectors)
+	if err != nil {
+		return exitBadInput, usageError{err}
+	}
+	outcomes := file.Run(conformance.Options{})
+	pass, fail, skip := 0, 0, 0
+	for _, o := range outcomes {
+		switch o.Status {
+		case conformance.Pass:
+			pass++
+			if *verbose {
+				fmt.Fprintf(stdout, "PASS %s [%s]\n", o.Name, o.Assignor)
+			}
+		case conformance.Fail:
+			fail++
+			fmt.Fprintf(stdout, "FAIL %s [%s]\n%s\n", o.Name, o.Assignor, indent(o.Detail))
+		default:
+			skip++
+			fmt.Fprintf(stdout, "SKIP %s [%s]: %s\n", o.Name, o.Assignor, o.Detail)
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed, %d skipped\n", pass, fail, skip)
+	if fail > 0 {
+		return exitFinding, nil
+	}
+	return exitOK, nil
+}
+
+func indent(s string) string {
+	out := "    "
+	for _, r := range s {
+		out += string(r)
+		if r == '\n' {
+			out += "    "
+		}
+	}
+	return out
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "directory for report.html, charts and tables (default: the result's directory)")
+	format := fs.String("format", "table", "what to print: table, json, csv or markdown")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rebalsim report result.json [--out DIR]\n\nRe-renders everything from a saved result, without re-simulating.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK, nil
+		}
+		return exitBadInput, usageError{err}
+	}
+	if fs.NArg() != 1 {
+		return exitBadInput, badInput("expected one result.json")
+	}
+	path := fs.Arg(0)
+	f, err := os.Open(path)
+	if err != nil {
+		return exitBadInput, usageError{err}
+	}
+	defer f.Close()
+	rep, err := report.ReadJSON(f)
+	if err != nil {
+		return exitBadInput, usageError{fmt.Errorf("%s: %w", path, err)}
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Dir(path)
+	}
+	files, err := report.WriteAll(dir, rep, report.Options{})
+	if err != nil {
+		return exitBadInput, err
+	}
+	fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files), dir)
+	if err := printReport(stdout, rep, *format); err != nil {
+		return exitBadInput, err
+	}
+	return exitOK, nil
+}
+
+func cmdVersion(args []string, stdout, stderr io.Writer) (int, error) {
+	fmt.Fprintf(stdout, "rebalsim %s\n", rebalsim.Version)
+	return exitOK, nil
+}
+
+// firstSentence shortens a description for a one-line listing.
+func firstSentence(s string) string {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' {
+			return s[:i+1]
+		}
+	}
+	return s
+}
