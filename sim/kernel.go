@@ -14,8 +14,8 @@ import (
 // seed-determined but otherwise arbitrary order. The sequence number keeps
 // the order total either way.
 type Kernel struct {
-	now      time.Duration
-	seq      uint64
+	now   time.Duration
+	seq   uint64
 	queue eventQueue
 	// canceled is a bitset indexed by sequence number: cheaper than a map
 	// on the hot path, at one bit per event ever scheduled.

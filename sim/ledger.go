@@ -54,13 +54,13 @@ type Ledger struct {
 
 // procLedger is the ledger's view of one process.
 type procLedger struct {
-	name     string
-	alive    bool
-	paused   bool
-	stalled  bool
-	member   int // coordinator member ids registered for this process
-	rate     float64
-	owned []int // sorted partition indices the process believes it owns
+	name    string
+	alive   bool
+	paused  bool
+	stalled bool
+	member  int // coordinator member ids registered for this process
+	rate    float64
+	owned   []int // sorted partition indices the process believes it owns
 	// processingCount is how many owned partitions it is processing.
 	processingCount int
 }

@@ -17,7 +17,9 @@ import (
 func cmdValidate(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, "Usage: rebalsim validate scenario.yaml...\n\nChecks scenario files against the schema without running them.\n") }
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: rebalsim validate scenario.yaml...\n\nChecks scenario files against the schema without running them.\n")
+	}
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return exitOK, nil
