@@ -1,0 +1,599 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// decoder turns YAML nodes into typed values. It checks shapes and types
+// (a list where a list belongs, a duration with a unit, known keys) and
+// the size limits that protect memory; the meaning of the values is left to
+// the checker, which Validate shares. Problems are collected rather than
+// returned one by one, so a file with three typos is reported in one go.
+type decoder struct {
+	source string
+	errs   []*Error
+	// halted stops all further decoding: too many problems, or a document
+	// that expands past maxValues through aliases.
+	halted bool
+	// visits counts the values decoded, an alias counting again each time it
+	// is used, so that a small file cannot make the decoder walk a huge
+	// graph (the "billion laughs" attack, or an anchor that contains itself).
+	visits int
+	// nodes records where each field was written, by the checker's paths
+	// ("members[3].session_timeout"), so that semantic problems found later
+	// can name a line and column.
+	nodes map[string]*yaml.Node
+	// memberEntry maps an expanded member's index to the index of the first
+	// member of its entry, whose paths are the ones recorded in nodes: the
+	// members of {count: 100, id: "c{i}"} all point at that one entry.
+	memberEntry []int
+	// eventOrder maps an event's index after sorting by time to its index
+	// in the file, under which its nodes are recorded.
+	eventOrder []int
+	// memberCount and actions count what the scenario allocates, against
+	// MaxMembers and MaxEventActions.
+	memberCount, actions int
+}
+
+// parseYAML reads exactly one YAML document and returns its root node.
+func parseYAML(source string, data []byte) (root *yaml.Node, err error) {
+	// yaml.v3 reports malformed input as errors, but a parser bug must not
+	// take the caller down with it: scenario files come from users.
+	defer func() {
+		if r := recover(); r != nil {
+			root, err = nil, &Error{Source: source, Message: fmt.Sprintf("the YAML parser failed on this file: %v", r)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{Source: source, Message: "the file is empty; a scenario needs at least duration:, topics: and members:"}
+		}
+		return nil, yamlError(source, data, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, yamlError(source, data, err)
+	default:
+		return nil, &Error{Source: source, Line: next.Line, Column: next.Column,
+			Message: "a second YAML document starts here; a scenario file holds exactly one (remove the --- line)"}
+	}
+	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].ShortTag() == "!!null") {
+		return nil, &Error{Source: source, Line: doc.Line, Column: doc.Column,
+			Message: "the document is empty; a scenario needs at least duration:, topics: and members:"}
+	}
+	return doc.Content[0], nil
+}
+
+// yamlError turns a yaml.v3 syntax error into an *Error with the right
+// line. yaml.v3 reports no columns, and its lines need care: it leaves the
+// line out when it is the first, counts scanner errors from 1 but parser
+// errors from 0 (decode.go, parser.fail), and gives no position at all for
+// encoding errors, which rebalsim finds itself.
+func yamlError(source string, data []byte, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if isReaderProblem(msg) {
+		e := &Error{Source: source, Message: "invalid YAML: " + msg}
+		e.Line, e.Column = badCharacter(data)
+		return e
+	}
+	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+		// Raised when the alias is read, without a position.
+		e := &Error{Source: source, Message: "invalid YAML: " + msg + "; an alias (*name) must follow its anchor (&name)"}
+		e.Line, e.Column = findAlias(data, strings.TrimSuffix(name, "' referenced"))
+		return e
+	}
+	line := 1
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, text, ok := strings.Cut(rest, ": "); ok {
+			if n, convErr := strconv.Atoi(num); convErr == nil && n > 0 {
+				line, msg = n, text
+				if isParserProblem(msg) {
+					line++
+				}
+			}
+		}
+	}
+	if indentedWithTab(data, line) {
+		msg += " (YAML does not allow tabs for indentation; use spaces)"
+	}
+	return &Error{Source: source, Line: line, Message: "invalid YAML: " + msg}
+}
+
+// indentedWithTab reports whether the given line of data starts with
+// whitespace that holds a tab, the commonest cause of a baffling YAML error.
+func indentedWithTab(data []byte, line int) bool {
+	for i := 1; i < line; i++ {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return false
+		}
+		data = data[nl+1:]
+	}
+	for _, c := range data {
+		switch c {
+		case '\t':
+			return true
+		case ' ':
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// findAlias returns the line and column of the first use of alias *name
+// in data; 0, 0 if there is none.
+func findAlias(data []byte, name string) (line, col int) {
+	token := []byte("*" + name)
+	for from := 0; ; {
+		i := bytes.Index(data[from:], token)
+		if i < 0 {
+			return 0, 0
+		}
+		at, end := from+i, from+i+len(token)
+		if end == len(data) || bytes.IndexByte([]byte(" \t\r\n,]}"), data[end]) >= 0 {
+			before := data[:at]
+			line = bytes.Count(before, []byte("\n")) + 1
+			col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+			return line, col
+		}
+		from = end
+	}
+}
+
+// isParserProblem reports whether msg is one of the problems yaml.v3's
+// parser (parserc.go) reports, as opposed to its scanner.
+func isParserProblem(msg string) bool {
+	switch msg {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+		"did not find expected '-' indicator", "did not find expected <document start>",
+		"did not find expected <stream-start>", "did not find expected key",
+		"did not find expected node content", "found duplicate %TAG directive",
+		"found duplicate %YAML directive", "found incompatible YAML document",
+		"found undefined tag handle":
+		return true
+	}
+	return false
+}
+
+// isReaderProblem reports whether msg is an encoding problem from yaml.v3's
+// reader (readerc.go).
+func isReaderProblem(msg string) bool {
+	return strings.HasPrefix(msg, "input error") || strings.Contains(msg, "UTF-8") ||
+		strings.Contains(msg, "UTF-16") || strings.Contains(msg, "surrogate") ||
+		msg == "control characters are not allowed" || msg == "invalid Unicode character"
+}
+
+// badCharacter finds the first byte sequence YAML does not allow (invalid
+// UTF-8, or a character outside YAML's printable set) and returns its line
+// and column, counting columns in characters; 0, 0 if there is none.
+func badCharacter(data []byte) (line, col int) {
+	line, col = 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		allowed := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7E) || r == 0x85 ||
+			(r >= 0xA0 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
+		if r == utf8.RuneError && size <= 1 || !allowed {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return 0, 0
+}
+
+// failf records a problem at n.
+func (d *decoder) failf(n *yaml.Node, format string, args ...any) {
+	if d.halted {
+		return
+	}
+	e := &Error{Source: d.source, Message: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	d.errs = append(d.errs, e)
+	if len(d.errs) >= maxErrors {
+		d.halted = true
+	}
+}
+
+// maxValues bounds the values one document may expand to. The largest
+// legitimate files (100,000 events written out) stay well below it.
+const maxValues = 4_000_000
+
+// value follows aliases to the node they name and counts the visit. It
+// returns nil once decoding has halted.
+func (d *decoder) value(n *yaml.Node) *yaml.Node {
+	if d.halted || n == nil {
+		return nil
+	}
+	alias := n
+	for hops := 0; n.Kind == yaml.AliasNode; hops++ {
+		if n.Alias == nil || hops > 100 {
+			d.failf(alias, "alias *%s does not lead to a value", short(alias.Value))
+			return nil
+		}
+		n = n.Alias
+	}
+	d.visits++
+	if d.visits > maxValues {
+		d.failf(alias, "the document expands to more than %s values through its aliases; write it out, or use fewer aliases", grouped(maxValues))
+		d.halted = true
+		return nil
+	}
+	return n
+}
+
+// mark records where the field at path was written.
+func (d *decoder) mark(path string, n *yaml.Node) {
+	for hops := 0; n != nil && n.Kind == yaml.AliasNode && hops < 100; hops++ {
+		n = n.Alias
+	}
+	if n != nil {
+		d.nodes[path] = n
+	}
+}
+
+// locate implements locator: the position of the field at path, or of
+// the nearest enclosing field the file wrote. List items are not recorded
+// one by one (an alias can make a list of a thousand appear a thousand
+// times); "x[3]" is found as the fourth item of the list recorded as "x".
+func (d *decoder) locate(path string) (line, col int, ok bool) {
+	for p := d.canonical(path); ; p = parentPath(p) {
+		if n := d.node(p); n != nil {
+			return n.Line, n.Column, true
+		}
+		if p == "" {
+			return 0, 0, false
+		}
+	}
+}
+
+// node returns the node recorded for path, or the item of a recorded list.
+func (d *decoder) node(path string) *yaml.Node {
+	if n, ok := d.nodes[path]; ok {
+		return n
+	}
+	if !strings.HasSuffix(path, "]") {
+		return nil
+	}
+	open := strings.LastIndexByte(path, '[')
+	i, err := strconv.Atoi(path[open+1 : len(path)-1])
+	list, ok := d.nodes[path[:open]]
+	if open < 0 || err != nil || !ok || list.Kind != yaml.SequenceNode || i < 0 || i >= len(list.Content) {
+		return nil
+	}
+	item := list.Content[i]
+	for hops := 0; item.Kind == yaml.AliasNode && item.Alias != nil && hops < 100; hops++ {
+		item = item.Alias
+	}
+	return item
+}
+
+// written implements locator.
+func (d *decoder) written(path string) bool { return d.node(d.canonical(path)) != nil }
+
+// canonical rewrites a checker path to the one its nodes were recorded
+// under: an expanded member to the first member of its entry, a sorted
+// event to its place in the file.
+func (d *decoder) canonical(path string) string {
+	for _, section := range []struct {
+		prefix string
+		index  []int
+	}{{"members[", d.memberEntry}, {"events[", d.eventOrder}} {
+		rest, ok := strings.CutPrefix(path, section.prefix)
+		if !ok {
+			continue
+		}
+		num, tail, ok := strings.Cut(rest, "]")
+		if i, err := strconv.Atoi(num); ok && err == nil && i >= 0 && i < len(section.index) {
+			return section.prefix + strconv.Itoa(section.index[i]) + "]" + tail
+		}
+	}
+	return path
+}
+
+// parentPath drops the last step of a path: "events[2].members[0]" →
+// "events[2].members" → "events[2]" → "events" → "".
+func parentPath(p string) string {
+	if strings.HasSuffix(p, "]") {
+		if i := strings.LastIndexByte(p, '['); i >= 0 {
+			return p[:i]
+		}
+	}
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// entry is one key and its value in a mapping.
+type entry struct {
+	key     string
+	keyNode *yaml.Node
+	val     *yaml.Node
+}
+
+// fields are a mapping's known entries in file order.
+type fields struct {
+	entries []*entry
+	// misspelt holds the keys that unknown keys were suggested to be, so
+	// that "partitons: 12" is not reported a second time as a missing
+	// partitions:.
+	misspelt []string
+}
+
+func (f fields) get(key string) *entry {
+	for _, e := range f.entries {
+		if e.key == key {
+			return e
+		}
+	}
+	return nil
+}
+
+// lacks reports whether key is absent and no near miss of it was reported.
+func (f fields) lacks(key string) bool {
+	return f.get(key) == nil && !slices.Contains(f.misspelt, key)
+}
+
+// mapping checks that n is a mapping whose keys are all known and unique,
+// and returns its entries. what names the mapping in messages ("defaults",
+// "member \"c3\""); stripPrefixes helps suggestions (see nearest).
+func (d *decoder) mapping(n *yaml.Node, what string, known []string, stripPrefixes ...string) (fields, bool) {
+	n = d.value(n)
+	if n == nil {
+		return fields{}, false
+	}
+	if n.Kind != yaml.MappingNode {
+		d.failf(n, "%s must be a mapping of keys to values, found %s", what, describe(n))
+		return fields{}, false
+	}
+	var out fields
+	seen := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := d.value(n.Content[i])
+		if k == nil {
+			return fields{}, false
+		}
+		switch {
+		case k.Kind != yaml.ScalarNode:
+			d.failf(k, "keys in %s must be plain words, found %s", what, describe(k))
+			continue
+		case k.Value == "<<":
+			d.failf(k, "merge keys (<<) are not supported; write the keys out, or put shared consumer settings in defaults:")
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			d.failf(k, "key %q appears twice in %s (first at line %d)", short(k.Value), what, first.Line)
+			continue
+		}
+		seen[k.Value] = k
+		if !slices.Contains(known, k.Value) {
+			if near := nearest(k.Value, known, stripPrefixes...); near != "" {
+				d.failf(k, "unknown key %q in %s; did you mean %q?", short(k.Value), what, near)
+				out.misspelt = append(out.misspelt, near)
+			} else {
+				d.failf(k, "unknown key %q in %s; allowed keys: %s", short(k.Value), what, strings.Join(known, ", "))
+			}
+			continue
+		}
+		out.entries = append(out.entries, &entry{key: k.Value, keyNode: k, val: n.Content[i+1]})
+	}
+	return out, !d.halted
+}
+
+// isNull reports whether n is absent or an explicit null (`events:` with
+// nothing after it), which optional sections treat as empty.
+func isNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+// list checks that n is a list (or null, an empty list) and returns its items.
+func (d *decoder) list(n *yaml.Node, key, example string) ([]*yaml.Node, bool) {
+	n = d.value(n)
+	if n == nil {
+		return nil, false
+	}
+	if isNull(n) {
+		return nil, true
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.failf(n, "%s must be a list such as %s, found %s", key, example, describe(n))
+		return nil, false
+	}
+	return n.Content, true
+}
+
+// scalar checks that n is a non-null scalar.
+func (d *decoder) scalar(n *yaml.Node, key, want string) (*yaml.Node, bool) {
+	n = d.value(n)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		d.failf(n, "%s must be %s, found %s", key, want, describe(n))
+		return nil, false
+	}
+	return n, true
+}
+
+func (d *decoder) str(n *yaml.Node, key string) (string, bool) {
+	s, ok := d.scalar(n, key, "a string")
+	if !ok {
+		return "", false
+	}
+	return s.Value, true
+}
+
+func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
+	s, ok := d.scalar(n, key, "a duration such as 45s or 250ms")
+	if !ok {
+		return 0, false
+	}
+	tag := s.ShortTag()
+	if s.Value == "0" {
+		// Zero needs no unit, and "assignment_interval: 0" reads naturally.
+		return 0, true
+	}
+	if tag == "!!int" || tag == "!!float" {
+		d.failf(s, "%s is a duration and needs a unit: write %ss, not %s (or %sms for milliseconds)", key, s.Value, s.Value, s.Value)
+		return 0, false
+	}
+	v, err := time.ParseDuration(s.Value)
+	if err != nil {
+		if _, numErr := strconv.ParseFloat(s.Value, 64); numErr == nil {
+			d.failf(s, "%s is a duration and needs a unit: write %ss, not %s", key, s.Value, s.Value)
+			return 0, false
+		}
+		d.failf(s, "%s must be a duration such as 45s, 250ms or 5m, found %s", key, describe(s))
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
+	s, ok := d.scalar(n, key, "true or false")
+	if !ok {
+		return false, false
+	}
+	var v bool
+	if s.ShortTag() != "!!bool" || s.Decode(&v) != nil {
+		d.failf(s, "%s must be true or false, found %s", key, describe(s))
+		return false, false
+	}
+	return v, true
+}
+
+// integer decodes a whole number within [lo, hi]; out-of-range values are
+// reported here because converting them would silently wrap.
+func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64) (int64, bool) {
+	s, ok := d.scalar(n, key, "a whole number")
+	if !ok {
+		return 0, false
+	}
+	var v int64
+	if s.ShortTag() != "!!int" || s.Decode(&v) != nil {
+		if s.ShortTag() == "!!int" || s.ShortTag() == "!!float" {
+			d.failf(s, "%s must be a whole number from %s to %s, found %s", key, grouped(lo), grouped(hi), describe(s))
+		} else {
+			d.failf(s, "%s must be a whole number, found %s", key, describe(s))
+		}
+		return 0, false
+	}
+	if v < lo || v > hi {
+		d.failf(s, "%s must be a whole number from %s to %s, found %s", key, grouped(lo), grouped(hi), s.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *decoder) number(n *yaml.Node, key string) (float64, bool) {
+	s, ok := d.scalar(n, key, "a number")
+	if !ok {
+		return 0, false
+	}
+	var v float64
+	tag := s.ShortTag()
+	if (tag != "!!int" && tag != "!!float") || s.Decode(&v) != nil {
+		d.failf(s, "%s must be a number, found %s", key, describe(s))
+		return 0, false
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		d.failf(s, "%s must be a finite number, found %s", key, s.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+// strings decodes a list of strings. A single string is not accepted: lists here are always lists in
+// Kafka too (partition.assignment.strategy, a subscription).
+func (d *decoder) strings(n *yaml.Node, key, path string) ([]string, bool) {
+	items, ok := d.list(n, key, "[a, b]")
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(items))
+	what := key + " entries"
+	for _, it := range items {
+		v, ok := d.str(it, what)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
+}
+
+// describe says what a node is, for "found ..." in messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.DocumentNode:
+		return "a document"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return "nothing (null)"
+	case "!!int", "!!float":
+		return "the number " + short(n.Value)
+	case "!!bool":
+		return n.Value
+	}
+	return "the string " + strconv.Quote(short(n.Value))
+}
+
+// short cuts long values so that a message stays one readable line.
+func short(s string) string {
+	const limit = 40
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// grouped formats n with thousands separators, as limits are written in messages.
+func grouped[T int | int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

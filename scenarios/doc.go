@@ -1,0 +1,43 @@
+// Package scenarios turns scenario files into validated sim.Scenario values,
+// and holds the library of example scenarios.
+//
+// A scenario describes a consumer group (topics, members and their
+// configs) and a timeline of disturbances. The smallest useful one:
+//
+//	name: scale-out
+//	duration: 2m
+//	topics:
+//	  - {name: orders, partitions: 12}
+//	members:
+//	  - {count: 3, id: "c{i}"}        # c1, c2, c3
+//	  - {id: c4, start: 30s}          # joins at 30s
+//
+// Everything else has a default: seed 1, every protocol model (eager,
+// cooperative, nextgen), 100 records/s per partition, 1ms network latency,
+// Kafka's client and broker configs. Keys mirror Kafka's config names in
+// snake_case without units (session.timeout.ms is session_timeout), and
+// durations are Go durations with a unit: 45s, 250ms, 5m. DESIGN.md
+// ("Scenario files") describes every key; the examples (see Examples) show
+// them in use.
+//
+// Using the package:
+//
+//  1. LoadFile or Parse a file; Example loads one from the library.
+//  2. On error, print it: each line names file:line:col, the key, what was
+//     found and what is allowed, with a suggestion for a near-miss key,
+//     member or topic. errors.As finds the *Error values for tooling.
+//  3. Hand the *sim.Scenario to the simulator, which treats it as
+//     read-only. Members expanded from one count: entry share the values
+//     their settings point to.
+//  4. A scenario built in Go rather than read from a file should pass
+//     Validate, which applies the same rules and names fields by path.
+//
+// Decoding is strict: unknown keys, duplicate keys, a number where a
+// duration belongs, references to undeclared members or topics, events at
+// or past the horizon and the like are errors, never silently ignored,
+// because a scenario that quietly means something else produces confident,
+// wrong comparisons. The decoder never panics, whatever the input, and
+// bounds what a small file can make it allocate: at most MaxMembers
+// members, MaxPartitions partitions and MaxEventActions member actions in
+// events, and a cap on values reached through YAML aliases.
+package scenarios

@@ -1,0 +1,459 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"rebalsim/sim"
+)
+
+// Limits on what one scenario may declare. They keep a typo (count: 1000000000)
+// or a hostile file from exhausting memory; the messages name them.
+const (
+	// MaxMembers bounds the members after count: expansion.
+	MaxMembers = 100_000
+	// MaxPartitions bounds the partitions of all topics together, counting
+	// the growth add_partitions events bring.
+	MaxPartitions = 2_000_000
+	// MaxEventActions bounds the events after expansion: an event counts
+	// once per member it acts on (members: all counts every member).
+	MaxEventActions = 100_000
+	// maxFileSize bounds what LoadFile reads.
+	maxFileSize = 64 << 20
+)
+
+// Defaults for keys a file leaves out (DESIGN.md, "Scenario files").
+const (
+	defaultSeed    = 1
+	defaultRate    = 100 // records per second per partition
+	defaultLatency = time.Millisecond
+)
+
+// LoadFile reads and parses the scenario file at path. Messages name the
+// file as path is written.
+func LoadFile(path string) (*sim.Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Source: path, Message: "cannot read the scenario: " + unwrapPathError(err)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, &Error{Source: path, Message: "cannot read the scenario: " + unwrapPathError(err)}
+	}
+	if len(data) > maxFileSize {
+		return nil, &Error{Source: path, Message: fmt.Sprintf("the file is larger than %d MiB, the limit for a scenario", maxFileSize>>20)}
+	}
+	return Parse(path, data)
+}
+
+// unwrapPathError drops the path an *os.PathError repeats, since the
+// message already starts with it.
+func unwrapPathError(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Parse decodes and validates the scenario in data. source names it in
+// messages (a file name; "<scenario>" if empty) and becomes Scenario.Source.
+// Keys the file leaves out get their defaults, so the result is complete:
+// every GroupConfig field is filled, and a zero there means zero.
+func Parse(source string, data []byte) (*sim.Scenario, error) {
+	if source == "" {
+		source = "<scenario>"
+	}
+	root, err := parseYAML(source, data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{source: source, nodes: map[string]*yaml.Node{}}
+	s := d.scenario(root)
+	if len(d.errs) > 0 {
+		// Sections are decoded in dependency order; report in file order.
+		slices.SortStableFunc(d.errs, func(a, b *Error) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+		})
+		return nil, asError(d.errs)
+	}
+	c := newChecker(s, d)
+	c.run()
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func topKeys() []string {
+	return []string{"name", "description", "seed", "duration", "protocols", "topics", "network",
+		"defaults", "group", "members", "events", "expect"}
+}
+
+// scenario decodes the top-level mapping. Sections are read in dependency
+// order, not file order: events refer to members, and members: all needs
+// them all.
+func (d *decoder) scenario(root *yaml.Node) *sim.Scenario {
+	s := &sim.Scenario{
+		Source:    d.source,
+		Name:      strings.TrimSuffix(strings.TrimSuffix(filepath.Base(d.source), ".yaml"), ".yml"),
+		Seed:      defaultSeed,
+		Protocols: protocolNames(),
+		Network:   sim.NetworkSpec{Latency: sim.Distribution{Kind: sim.DistConstant, Value: defaultLatency}},
+		Group:     sim.DefaultGroupConfig(),
+	}
+	f, ok := d.mapping(root, "the scenario", topKeys())
+	if !ok {
+		return s
+	}
+	d.mark("", root)
+	if e := f.get("name"); e != nil {
+		s.Name, _ = d.str(e.val, "name")
+		d.mark("name", e.val)
+	}
+	if e := f.get("description"); e != nil {
+		s.Description, _ = d.str(e.val, "description")
+	}
+	if e := f.get("seed"); e != nil {
+		s.Seed, _ = d.seed(e.val)
+	}
+	if e := f.get("duration"); e != nil {
+		s.Duration, _ = d.duration(e.val, "duration")
+		d.mark("duration", e.val)
+	} else if f.lacks("duration") {
+		d.failf(root, "the scenario has no duration:, the simulated horizon; add one such as duration: 5m")
+	}
+	if e := f.get("protocols"); e != nil {
+		d.mark("protocols", e.val)
+		if ps, ok := d.strings(e.val, "protocols", "protocols"); ok {
+			s.Protocols = ps
+		}
+	}
+	if e := f.get("topics"); e != nil {
+		d.mark("topics", e.val)
+		d.topics(e.val, s)
+	}
+	if e := f.get("network"); e != nil && !isNull(d.value(e.val)) {
+		d.mark("network", e.val)
+		s.Network = d.network(e.val)
+	}
+	if e := f.get("defaults"); e != nil && !isNull(d.value(e.val)) {
+		d.mark("defaults", e.val)
+		if df, ok := d.mapping(e.val, "defaults", settingKeys()); ok {
+			s.Defaults = d.decodeSettings(df, "defaults")
+		}
+	}
+	if e := f.get("group"); e != nil && !isNull(d.value(e.val)) {
+		d.mark("group", e.val)
+		d.group(e.val, &s.Group)
+	}
+	if e := f.get("members"); e != nil {
+		d.mark("members", e.val)
+		d.members(e.val, s)
+	}
+	if e := f.get("events"); e != nil {
+		d.mark("events", e.val)
+		d.events(e.val, s)
+	}
+	if e := f.get("expect"); e != nil {
+		d.mark("expect", e.val)
+		d.expectations(e.val, s)
+	}
+	return s
+}
+
+func (d *decoder) seed(n *yaml.Node) (uint64, bool) {
+	s, ok := d.scalar(n, "seed", "a whole number")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(strings.ReplaceAll(s.Value, "_", ""), 0, 64)
+	if s.ShortTag() != "!!int" || err != nil {
+		d.failf(s, "seed must be a whole number from 0 to %d, found %s", uint64(1<<64-1), describe(s))
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *decoder) topics(n *yaml.Node, s *sim.Scenario) {
+	items, ok := d.list(n, "topics", "[{name: orders, partitions: 12}]")
+	if !ok {
+		return
+	}
+	for i, it := range items {
+		path := fmt.Sprintf("topics[%d]", i)
+		what := "topic"
+		if name := peekString(it, "name"); name != "" {
+			what = fmt.Sprintf("topic %q", short(name))
+		}
+		f, ok := d.mapping(it, what, []string{"name", "partitions", "rate"})
+		if !ok {
+			continue
+		}
+		d.mark(path, it)
+		t := sim.TopicSpec{Rate: defaultRate}
+		if e := f.get("name"); e != nil {
+			t.Name, _ = d.str(e.val, "name")
+			d.mark(path+".name", e.val)
+		} else if f.lacks("name") {
+			d.failf(d.value(it), "%s has no name:; write {name: orders, partitions: 12}", what)
+		}
+		if e := f.get("partitions"); e != nil {
+			p, _ := d.integer(e.val, "partitions", -1<<31, 1<<31-1)
+			t.Partitions = int32(p)
+			d.mark(path+".partitions", e.val)
+		} else if f.lacks("partitions") {
+			d.failf(d.value(it), "%s has no partitions:; write {name: %s, partitions: 12}", what, orDefault(t.Name, "orders"))
+		}
+		if e := f.get("rate"); e != nil {
+			t.Rate, _ = d.number(e.val, "rate")
+			d.mark(path+".rate", e.val)
+		}
+		s.Topics = append(s.Topics, t)
+	}
+}
+
+// peekString returns the string value of key in mapping n, without
+// reporting anything: it only helps name the mapping in messages.
+func peekString(n *yaml.Node, key string) string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == key && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!null" {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// distParams lists the parameters each latency distribution takes.
+func distParams(kind sim.DistKind) []string {
+	switch kind {
+	case sim.DistConstant:
+		return []string{"value"}
+	case sim.DistUniform:
+		return []string{"min", "max"}
+	case sim.DistLogNormal:
+		return []string{"median", "p99"}
+	}
+	return nil
+}
+
+func distKinds() []string {
+	return []string{string(sim.DistConstant), string(sim.DistUniform), string(sim.DistLogNormal)}
+}
+
+func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
+	net := sim.NetworkSpec{Latency: sim.Distribution{Kind: sim.DistConstant, Value: defaultLatency}}
+	f, ok := d.mapping(n, "network", []string{"latency"})
+	if !ok {
+		return net
+	}
+	e := f.get("latency")
+	if e == nil {
+		return net
+	}
+	v := d.value(e.val)
+	if v == nil {
+		return net
+	}
+	d.mark("network.latency", v)
+	if v.Kind == yaml.ScalarNode {
+		if lat, ok := d.duration(v, "latency"); ok {
+			net.Latency.Value = lat
+			d.mark("network.latency.value", v)
+		}
+		return net
+	}
+	all := []string{"dist", "value", "min", "max", "median", "p99"}
+	lf, ok := d.mapping(v, "latency", all)
+	if !ok {
+		return net
+	}
+	de := lf.get("dist")
+	if de == nil {
+		if !lf.lacks("dist") {
+			return net
+		}
+		d.failf(v, "latency has no dist:; write {dist: lognormal, median: 2ms, p99: 20ms}, or a plain duration such as 2ms (allowed dist: %s)",
+			strings.Join(distKinds(), ", "))
+		return net
+	}
+	kind, ok := d.str(de.val, "dist")
+	if !ok {
+		return net
+	}
+	if !slices.Contains(distKinds(), kind) {
+		d.failf(d.value(de.val), "unknown latency dist %q%s (allowed: %s)", short(kind), didYouMean(kind, distKinds()), strings.Join(distKinds(), ", "))
+		return net
+	}
+	dist := sim.Distribution{Kind: sim.DistKind(kind)}
+	params := distParams(dist.Kind)
+	for _, p := range lf.entries {
+		if p.key != "dist" && !slices.Contains(params, p.key) {
+			d.failf(p.keyNode, "%s is not a parameter of the %s distribution, which takes %s", p.key, kind, strings.Join(params, " and "))
+		}
+	}
+	for _, p := range params {
+		pe := lf.get(p)
+		if pe == nil {
+			if !lf.lacks(p) {
+				return net
+			}
+			d.failf(v, "the %s latency distribution needs %s", kind, strings.Join(params, " and "))
+			return net
+		}
+		val, _ := d.duration(pe.val, p)
+		d.mark("network.latency."+p, pe.val)
+		switch p {
+		case "value":
+			dist.Value = val
+		case "min":
+			dist.Min = val
+		case "max":
+			dist.Max = val
+		case "median":
+			dist.Median = val
+		case "p99":
+			dist.P99 = val
+		}
+	}
+	net.Latency = dist
+	return net
+}
+
+func (d *decoder) group(n *yaml.Node, g *sim.GroupConfig) {
+	// Broker names such as group.consumer.heartbeat.interval.ms suggest
+	// their key once the prefix is gone.
+	f, ok := d.mapping(n, "group", groupKeys(), "group_consumer_", "group_")
+	if !ok {
+		return
+	}
+	for _, s := range groupSettings() {
+		if e := f.get(s.name()); e != nil {
+			d.mark("group."+s.name(), e.val)
+			s.decode(d, e.val, g)
+		}
+	}
+}
+
+func memberKeys() []string {
+	return append([]string{"id", "count", "from", "start"}, settingKeys()...)
+}
+
+// members decodes the members: list, expanding {count: 3, id: "c{i}"}.
+// Members of one entry share the values their settings point to; the
+// scenario is read-only, and copying a long subscription 100,000 times
+// would cost more than the whole file.
+func (d *decoder) members(n *yaml.Node, s *sim.Scenario) {
+	items, ok := d.list(n, "members", `[{id: c1}, {count: 3, id: "c{i}"}]`)
+	if !ok {
+		return
+	}
+	for _, it := range items {
+		if it = d.value(it); it == nil {
+			return
+		}
+		if it.Kind == yaml.ScalarNode && !isNull(it) {
+			d.failf(it, "each member must be a mapping such as {id: %s}, found %s", short(it.Value), describe(it))
+			continue
+		}
+		what := "member"
+		if id := peekString(it, "id"); id != "" {
+			what = fmt.Sprintf("member %q", short(id))
+		}
+		f, ok := d.mapping(it, what, memberKeys())
+		if !ok {
+			continue
+		}
+		first := len(s.Members)
+		path := fmt.Sprintf("members[%d]", first)
+		d.mark(path, it)
+		idEntry := f.get("id")
+		if idEntry == nil {
+			if !f.lacks("id") {
+				continue
+			}
+			d.failf(it, `member has no id:; write {id: c1}, or {count: 3, id: "c{i}"} for several`)
+			continue
+		}
+		id, ok := d.str(idEntry.val, "id")
+		if !ok {
+			continue
+		}
+		d.mark(path+".id", idEntry.val)
+		if len(id) > maxNameLen {
+			d.failf(d.value(idEntry.val), "id %s is longer than %d characters, Kafka's limit for group.instance.id", short(strconv.Quote(id)), maxNameLen)
+			continue
+		}
+		count, from := int64(1), int64(1)
+		countEntry, fromEntry := f.get("count"), f.get("from")
+		if countEntry != nil {
+			if count, ok = d.integer(countEntry.val, "count", 1, MaxMembers); !ok {
+				continue
+			}
+		}
+		if fromEntry != nil {
+			if countEntry == nil {
+				d.failf(fromEntry.keyNode, `from: numbers the members of a count: entry; add count:, as in {count: 3, id: "c{i}", from: 2}`)
+				continue
+			}
+			if from, ok = d.integer(fromEntry.val, "from", 0, 1_000_000_000); !ok {
+				continue
+			}
+		}
+		placeholders := strings.Count(id, "{i}")
+		switch {
+		case countEntry != nil && placeholders == 0 && count > 1:
+			d.failf(d.value(idEntry.val), `id %q has no {i} placeholder, so all %d members of this entry would be named %q; write id: "%s{i}"`, id, count, id, id)
+			continue
+		case countEntry == nil && placeholders > 0:
+			d.failf(d.value(idEntry.val), "id %q has the {i} placeholder but no count:; add count: N, or write the id out", id)
+			continue
+		}
+		var start time.Duration
+		if e := f.get("start"); e != nil {
+			start, _ = d.duration(e.val, "start")
+			d.mark(path+".start", e.val)
+		}
+		settings := d.decodeSettings(f, path)
+		if d.memberCount+int(count) > MaxMembers {
+			at := idEntry.val
+			if countEntry != nil {
+				at = countEntry.val
+			}
+			d.failf(d.value(at), "the scenario declares more than %s members, the limit", grouped(MaxMembers))
+			d.halted = true
+			return
+		}
+		d.memberCount += int(count)
+		s.Members = slices.Grow(s.Members, int(count))
+		d.memberEntry = slices.Grow(d.memberEntry, int(count))
+		for k := range count {
+			memberID := id
+			if placeholders > 0 {
+				memberID = strings.ReplaceAll(id, "{i}", strconv.FormatInt(from+k, 10))
+			}
+			s.Members = append(s.Members, sim.MemberSpec{ID: memberID, Start: start, Settings: settings, Line: it.Line})
+			d.memberEntry = append(d.memberEntry, first)
+		}
+	}
+}
