@@ -1,6 +1,5 @@
 package sim
 
-import "time"
 
 // Result is the outcome of one run of a scenario under one protocol: the
 // machine-readable contract of DESIGN.md ("Results").
@@ -93,10 +92,6 @@ func (m Metrics) Value(name string) (float64, bool) {
 	return 0, false
 }
 
-// LowerIsBetter reports, for comparison tables, which direction is better.
-// Every contract metric is a cost, so lower is better for all of them.
-func LowerIsBetter(name string) bool { return true }
-
 // Convergence is the time the group needed to be stable again after one disturbance.
 type Convergence struct {
 	Disturbance string  `json:"disturbance"`
@@ -173,6 +168,3 @@ type Disturbance struct {
 	End     float64  `json:"end"`
 	Label   string   `json:"label"`
 }
-
-// Seconds converts a virtual duration to seconds for results.
-func Seconds(d time.Duration) float64 { return d.Seconds() }

@@ -530,6 +530,3 @@ func (c *Client) Fenced() bool { return c.fenced || c.fatal != "" }
 
 // State names the client state.
 func (c *Client) State() string { return c.state.String() }
-
-// Owned returns the partitions the client believes it owns.
-func (c *Client) Owned() kafka.Assignment { return c.owned }
