@@ -1,6 +1,5 @@
 package sim
 
-
 // Result is the outcome of one run of a scenario under one protocol: the
 // machine-readable contract of DESIGN.md ("Results").
 type Result struct {
