@@ -28,9 +28,16 @@
 //
 // Where Kafka's result depends on Java hash-set iteration order (topic ids,
 // a member's assignment map), rebalsim uses the order of the topics slice
-// passed to Assign, and partitions ascending; member order is GroupSpec
-// order. With the vectors' reproduce_with.topic_order the results match
+// passed to Assign, and a member's partitions in list order (ascending, as
+// kafka.Assignment keeps them); member order is GroupSpec order. Kafka
+// breaks the heterogeneous builder's last topic tie by topic id, rebalsim by
+// topic name. With the vectors' reproduce_with.topic_order the results match
 // Kafka's tests exactly. No Go map order reaches a result.
+//
+// Current targets that no coordinator would produce are tolerated rather
+// than rejected: a partition claimed by two members stays with the first
+// (in GroupSpec order), and partition numbers beyond a topic's size are
+// ignored, so every result gives each partition exactly one owner.
 //
 // # Use
 //

@@ -81,7 +81,15 @@ type Member struct {
 type Version int
 
 const (
+	// Kafka40 is CurrentAssignmentBuilder in the 4.0 snapshot
+	// (1eb7644349cb): after a revocation the member recomputes at epoch+1.
 	Kafka40 Version = iota
+	// Trunk is CurrentAssignmentBuilder after 4.0, as the reference
+	// (011745392bff) and the vectors' trunk test (02e1643e985d) describe
+	// it: after a revocation it recomputes at the unchanged epoch, it does
+	// not count a partition the member itself is revoking as unreleased,
+	// and it strips topics that left Member.Subscription at once (when
+	// Subscription is non-nil).
 	Trunk
 )
 
