@@ -222,7 +222,12 @@ func (c *Coordinator) noteMemberAdded(m *member, out *sim.Effects) {
 	out.Note(sim.Note{Kind: sim.NoteMemberAdded, Process: m.endpoint.Process, MemberID: m.id})
 }
 
+// noteMemberRemoved tells the ledger a member is gone, unless it already
+// was: a static member that left with epoch -2 was reported then.
 func (c *Coordinator) noteMemberRemoved(m *member, reason string, out *sim.Effects) {
+	if m.Epoch == LeaveGroupStaticMemberEpoch {
+		return
+	}
 	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: m.endpoint.Process, MemberID: m.id, Detail: reason})
 }
 

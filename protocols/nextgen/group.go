@@ -104,8 +104,11 @@ type consumerGroup struct {
 }
 
 func newConsumerGroup(cfg sim.GroupConfig) *consumerGroup {
+	// A new group's metadata refresh deadline has passed already
+	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
+	// the subscription metadata.
 	return &consumerGroup{cfg: cfg, byID: map[string]*member{}, static: map[string]string{},
-		target: map[string]kafka.Assignment{}, partitionEpochs: map[kafka.TopicPartition]int32{}}
+		target: map[string]kafka.Assignment{}, partitionEpochs: map[kafka.TopicPartition]int32{}, metadataExpired: true}
 }
 
 func (g *consumerGroup) isEmpty() bool { return len(g.members) == 0 }
@@ -242,8 +245,8 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	g.byID[newID] = &n
 	g.static[n.instanceID] = newID
 	if t, ok := g.target[old.id]; ok {
-		g.target[newID] = t
 		delete(g.target, old.id)
+		g.target[newID] = t
 	}
 	g.addPartitionEpochs(n.Assigned, n.Epoch)
 	g.addPartitionEpochs(n.PendingRevocation, n.Epoch)

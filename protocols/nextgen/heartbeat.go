@@ -195,7 +195,9 @@ func (c *Coordinator) getOrMaybeSubscribeStaticMember(from sim.Endpoint, id, ins
 // replaceStaticMember swaps in a returning static member; the old id is
 // gone, its timers with it.
 func (c *Coordinator) replaceStaticMember(old *member, newID string, from sim.Endpoint, out *sim.Effects) *member {
-	c.cancelTimers(old.id, out)
+	if old.id != newID {
+		c.cancelTimers(old.id, out)
+	}
 	c.noteMemberRemoved(old, "replaced by static member "+newID, out)
 	n := c.consumer.replaceMember(old, newID)
 	n.endpoint = from
@@ -348,7 +350,7 @@ func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoi
 		}
 	}
 	if req.InstanceID != "" && req.MemberEpoch == LeaveGroupStaticMemberEpoch {
-		c.consumerGroupStaticMemberGroupLeave(m)
+		c.consumerGroupStaticMemberGroupLeave(m, out)
 	} else {
 		c.consumerGroupFenceMember(env, m, "the member left the group", out)
 	}
@@ -360,7 +362,13 @@ func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoi
 // (its partitions stay claimed, at epoch -2, so nobody else gets them) and
 // no group epoch bump. Its session timer keeps running: if it does not come
 // back in time, it is fenced.
-func (c *Coordinator) consumerGroupStaticMemberGroupLeave(m *member) {
+//
+// For the ledger the member is gone (NoteMemberRemoved): it said it left,
+// so whatever its process still believes it owns is a zombie's belief, and
+// the partitions it was revoking are free. Its return, or its fencing, adds
+// no second removal.
+func (c *Coordinator) consumerGroupStaticMemberGroupLeave(m *member, out *sim.Effects) {
+	c.noteMemberRemoved(m, "static member left temporarily (epoch -2)", out)
 	next := m.Member
 	next.Assigned = m.Assigned.Clone()
 	next.PendingRevocation = kafka.Assignment{}

@@ -83,7 +83,9 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 		g.addMember(m)
 		g.target[m.id] = assigned.Clone()
 	}
-	g.subscriptionMetadata = g.computeSubscriptionMetadata(env.Metadata)
+	// Like any new consumer group, the converted group has no subscription
+	// metadata yet: the first heartbeat computes it and, finding it changed,
+	// bumps the epoch, so an upgrade always leads to a new target.
 	c.becomeConsumer(g, out)
 	for _, m := range g.members {
 		c.scheduleSessionTimeout(env, m, m.classic.sessionTimeout, out)
