@@ -14,8 +14,8 @@ func (w *World) sample(s *Series) {
 	s.Times = append(s.Times, sec(now))
 	s.Processing = append(s.Processing, w.ledger.ProcessingFraction())
 	s.Lag = append(s.Lag, w.ledger.totalLag(now))
-	s.Moved = append(s.Moved, float64(len(w.ledger.movedTimes)))
-	s.Revocations = append(s.Revocations, float64(len(w.ledger.revocationTimes)))
+	s.Moved = append(s.Moved, float64(w.ledger.moved))
+	s.Revocations = append(s.Revocations, float64(w.ledger.revocations))
 }
 
 // convergedAt returns the first instant at or after t when the group was

@@ -28,8 +28,6 @@ type Ledger struct {
 	topicIndex map[string][]int
 
 	moved, revocations int
-	// movedSeries and revocationSeries record counts over time for charts.
-	movedTimes, revocationTimes []time.Duration
 
 	// bad counts partitions not in their converged state (see partLedger.bad).
 	bad int
@@ -438,7 +436,6 @@ func (l *Ledger) Assign(proc int, tps []kafka.TopicPartition) {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
 				l.moved++
-				l.movedTimes = append(l.movedTimes, l.now())
 			}
 			p.lastOwner = proc
 			p.owners = append(p.owners, ownership{proc: proc})
@@ -486,7 +483,6 @@ func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 			}
 			if revoked && l.now() >= l.windowStart {
 				l.revocations++
-				l.revocationTimes = append(l.revocationTimes, l.now())
 			}
 		}
 	})
