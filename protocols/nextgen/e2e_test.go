@@ -282,3 +282,23 @@ func TestRollingDowngradeToClassic(t *testing.T) {
 		t.Errorf("partitions not processed at the end: %v", got)
 	}
 }
+
+// With group.consumer.migration.policy=disabled a classic group with
+// members cannot be upgraded: the first consumer-protocol member is refused
+// (GROUP_ID_NOT_FOUND) and its consumer fails, which the run reports.
+func TestUpgradeRefusedByPolicy(t *testing.T) {
+	sc := group("upgrade-disabled", 3, 2*time.Minute)
+	sc.Group.MigrationPolicy = "disabled"
+	consumer := "consumer"
+	sc.Events = []sim.Event{{At: 30 * time.Second, Kind: sim.EventRestart, Members: []string{"c1"}, For: 5 * time.Second,
+		Graceful: true, Set: sim.ConsumerSettings{GroupProtocol: &consumer}}}
+	r, trace := run(t, sc, sim.ProtocolCooperative)
+	if !slices.ContainsFunc(r.Findings, func(f sim.Finding) bool {
+		return f.Kind == "join_failure" && slices.Equal(f.Members, []string{"c1"}) && strings.Contains(f.Detail, "GROUP_ID_NOT_FOUND")
+	}) {
+		t.Errorf("findings %v, want c1's join failure with GROUP_ID_NOT_FOUND", findingKinds(r))
+	}
+	if strings.Contains(trace, `"ev":"group_type"`) {
+		t.Error("the group changed type")
+	}
+}

@@ -90,7 +90,7 @@ type consumerGroup struct {
 	target  map[string]kafka.Assignment
 	// partitionEpochs holds, for every partition some member holds or is
 	// revoking, that member's epoch (ConsumerGroup.currentPartitionEpoch).
-	partitionEpochs map[kafka.TopicPartition]int32
+	partitionEpochs partitionEpochs
 	// subscriptionMetadata are the subscribed topics that exist, with their
 	// partition counts, in metadata order.
 	subscriptionMetadata []kafka.Topic
@@ -108,7 +108,7 @@ func newConsumerGroup(cfg sim.GroupConfig) *consumerGroup {
 	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
 	// the subscription metadata.
 	return &consumerGroup{cfg: cfg, byID: map[string]*member{}, static: map[string]string{},
-		target: map[string]kafka.Assignment{}, partitionEpochs: map[kafka.TopicPartition]int32{}, metadataExpired: true}
+		target: map[string]kafka.Assignment{}, partitionEpochs: partitionEpochs{}, metadataExpired: true}
 }
 
 func (g *consumerGroup) isEmpty() bool { return len(g.members) == 0 }
@@ -147,40 +147,15 @@ func (g *consumerGroup) isFull(memberID string) bool {
 
 // currentPartitionEpoch returns the epoch of tp's owner, -1 if it is free.
 func (g *consumerGroup) currentPartitionEpoch(tp kafka.TopicPartition) int32 {
-	if e, ok := g.partitionEpochs[tp]; ok {
-		return e
-	}
-	return -1
-}
-
-// addPartitionEpochs claims a's partitions at epoch. A partition already
-// claimed by someone else is a bug: Kafka throws IllegalStateException.
-func (g *consumerGroup) addPartitionEpochs(a kafka.Assignment, epoch int32) {
-	for _, tp := range a.Partitions() {
-		if prev, ok := g.partitionEpochs[tp]; ok {
-			panic(fmt.Sprintf("nextgen: cannot set the epoch of %s to %d: still owned at epoch %d", tp, epoch, prev))
-		}
-		g.partitionEpochs[tp] = epoch
-	}
-}
-
-// removePartitionEpochs releases a's partitions, which must be claimed at
-// epoch.
-func (g *consumerGroup) removePartitionEpochs(a kafka.Assignment, epoch int32) {
-	for _, tp := range a.Partitions() {
-		if prev, ok := g.partitionEpochs[tp]; !ok || prev != epoch {
-			panic(fmt.Sprintf("nextgen: cannot remove epoch %d from %s: it is owned at epoch %d", epoch, tp, g.currentPartitionEpoch(tp)))
-		}
-		delete(g.partitionEpochs, tp)
-	}
+	return g.partitionEpochs.get(tp)
 }
 
 // setAssignment replaces a member's reconciliation record and moves its
 // partition epochs along (ConsumerGroup.maybeUpdatePartitionEpoch): the
 // partitions it holds or is revoking are claimed at its new epoch.
 func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
-	g.removePartitionEpochs(m.Assigned, m.Epoch)
-	g.removePartitionEpochs(m.PendingRevocation, m.Epoch)
+	g.partitionEpochs.release(m.Assigned, m.Epoch)
+	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
 	m.Member = next
 	if m.Assigned == nil {
 		m.Assigned = kafka.Assignment{}
@@ -188,8 +163,8 @@ func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 	if m.PendingRevocation == nil {
 		m.PendingRevocation = kafka.Assignment{}
 	}
-	g.addPartitionEpochs(m.Assigned, m.Epoch)
-	g.addPartitionEpochs(m.PendingRevocation, m.Epoch)
+	g.partitionEpochs.claim(m.Assigned, m.Epoch)
+	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
 }
 
 // addMember appends a member and claims what it holds.
@@ -208,16 +183,16 @@ func (g *consumerGroup) addMember(m *member) {
 	if m.instanceID != "" {
 		g.static[m.instanceID] = m.id
 	}
-	g.addPartitionEpochs(m.Assigned, m.Epoch)
-	g.addPartitionEpochs(m.PendingRevocation, m.Epoch)
+	g.partitionEpochs.claim(m.Assigned, m.Epoch)
+	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
 }
 
 // removeMember drops a member with its current and target assignment
 // (GroupMetadataManager.removeMember writes the three tombstones): its
 // partitions become free at once.
 func (g *consumerGroup) removeMember(m *member) {
-	g.removePartitionEpochs(m.Assigned, m.Epoch)
-	g.removePartitionEpochs(m.PendingRevocation, m.Epoch)
+	g.partitionEpochs.release(m.Assigned, m.Epoch)
+	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
 	delete(g.byID, m.id)
 	delete(g.target, m.id)
 	if m.instanceID != "" && g.static[m.instanceID] == m.id {
@@ -237,8 +212,8 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	n.PendingRevocation = old.PendingRevocation.Clone()
 	n.Epoch, n.PreviousEpoch = 0, 0
 	n.rebalanceTimeoutEpoch, n.joinTimerArmed = 0, false
-	g.removePartitionEpochs(old.Assigned, old.Epoch)
-	g.removePartitionEpochs(old.PendingRevocation, old.Epoch)
+	g.partitionEpochs.release(old.Assigned, old.Epoch)
+	g.partitionEpochs.release(old.PendingRevocation, old.Epoch)
 	i := slices.Index(g.members, old)
 	g.members[i] = &n
 	delete(g.byID, old.id)
@@ -248,8 +223,8 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 		delete(g.target, old.id)
 		g.target[newID] = t
 	}
-	g.addPartitionEpochs(n.Assigned, n.Epoch)
-	g.addPartitionEpochs(n.PendingRevocation, n.Epoch)
+	g.partitionEpochs.claim(n.Assigned, n.Epoch)
+	g.partitionEpochs.claim(n.PendingRevocation, n.Epoch)
 	return &n
 }
 

@@ -110,7 +110,9 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 		c.replyHeartbeatError(from, req, code, out)
 		return
 	}
-	before := m.Assigned.Clone()
+	// Assignments are replaced, never changed in place: keeping the old map
+	// is enough to tell whether it changed.
+	before := m.Assigned
 
 	// 1. Update the member. The request's endpoint and client id are the
 	// member's from now on; a classic member that heartbeats this way has

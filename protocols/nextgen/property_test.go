@@ -119,11 +119,12 @@ func (c *checkedCoordinator) check(env sim.CoordinatorEnv) {
 			want[tp] = m.Epoch
 		}
 	}
-	if len(want) != len(g.partitionEpochs) {
-		c.fail(env, "%d partition epochs for %d held partitions", len(g.partitionEpochs), len(want))
+	held := g.partitionEpochs.held()
+	if len(want) != len(held) {
+		c.fail(env, "%d partition epochs for %d held partitions", len(held), len(want))
 	}
 	for tp, e := range want {
-		if got, ok := g.partitionEpochs[tp]; !ok || got != e {
+		if got, ok := held[tp]; !ok || got != e {
 			c.fail(env, "partition epoch of %s is %d, its holder is at %d", tp, g.currentPartitionEpoch(tp), e)
 		}
 	}

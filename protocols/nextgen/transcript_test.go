@@ -431,14 +431,15 @@ func (h *coordHarness) dump() []string {
 		s += " target=" + fmtAssignment(g.targetOf(m.id))
 		lines = append(lines, s)
 	}
+	held := g.partitionEpochs.held()
 	var tps []kafka.TopicPartition
-	for tp := range g.partitionEpochs {
+	for tp := range held {
 		tps = append(tps, tp)
 	}
 	kafka.SortPartitions(tps)
 	var eps []string
 	for _, tp := range tps {
-		eps = append(eps, fmt.Sprintf("%s=%d", tp, g.partitionEpochs[tp]))
+		eps = append(eps, fmt.Sprintf("%s=%d", tp, held[tp]))
 	}
 	lines = append(lines, "  partition epochs: "+strings.Join(eps, " "))
 	return lines
