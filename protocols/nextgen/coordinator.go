@@ -64,9 +64,6 @@ func (c *Coordinator) Type() GroupType {
 	return TypeClassic
 }
 
-// Classic returns the classic group while the group is classic, else nil.
-func (c *Coordinator) Classic() *classic.Group { return c.classic }
-
 // Stable reports whether no rebalance is in progress: for a consumer group,
 // STABLE or EMPTY.
 func (c *Coordinator) Stable() bool {

@@ -57,17 +57,43 @@
 // randomness; every output is ordered (members in join order, partitions
 // sorted), never by map iteration.
 //
+// # Notes for the ledger
+//
+// The coordinator reports NoteMemberAdded when a member id enters the group
+// and NoteMemberRemoved when it leaves, is fenced or is replaced; member ids
+// carried across a conversion between group types are neither. A static
+// member that leaves with epoch -2 is reported removed at once — it said it
+// left, and whatever its process still believes it owns is no longer a
+// current member's — and its return or its fencing adds no second removal.
+// Every group epoch bump is a NoteRebalance.
+//
 // # Simplifications
 //
-//   - Topic ids are topic names and every assigned topic resolves at once
-//     (no metadata wait before reconciling).
+//   - Topic ids are topic names, every assigned topic resolves at once (no
+//     metadata wait before reconciling), and regex subscriptions and racks
+//     are not modelled.
 //   - The client commits offsets before revoking only as part of the revoke
 //     callback (sim.Callback.Commit); Kafka also commits when nothing is
-//     revoked.
-//   - The coordinator runs 4.0's behaviour: the target is recomputed on the
-//     heartbeat that finds the group epoch ahead of it, unless
-//     GroupConfig.AssignmentInterval (the newer
-//     group.consumer.assignment.interval.ms) defers it to a later heartbeat.
+//     revoked. An empty onPartitionsAssigned is not invoked.
+//   - The coordinator runs 4.0's reconciliation (reconcile.Kafka40) and
+//     recomputes the target on the heartbeat that finds the group epoch
+//     ahead of it; GroupConfig.AssignmentInterval (the newer
+//     group.consumer.assignment.interval.ms) defers that to the first
+//     heartbeat after the interval, without a timer of its own.
+//   - The coordinator mints member ids "<client.id>-<n>" (Kafka: UUIDs) and
+//     breaks ties between equally popular server assignors by name (Kafka:
+//     hash order). GroupConfig.MaxSize serves as both group.max.size and
+//     group.consumer.max.size.
 //   - Retries back off exponentially without jitter; a request that times
 //     out is abandoned, and its late response dropped, by correlation id.
+//     close() completes on the leave heartbeat's response or timeout; a
+//     member that never got an id sends no leave.
+//   - A classic member's LeaveGroup answer carries one error code, not one
+//     per member; JoinGroup session timeouts are not range-checked once the
+//     group is a consumer group.
+//
+// Kafka 4.0's hazards are kept, not fixed: a consumer keeps its member id
+// when it rejoins; a static member restarted without leaving gets
+// UNRELEASED_INSTANCE_ID and fails; a downgrade hands members their targets,
+// which a member that has not revoked yet does not match.
 package nextgen
