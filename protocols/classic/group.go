@@ -433,6 +433,13 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 				break
 			}
 		}
+		if g.leader == "" && len(g.members) > 0 {
+			// Only static members that have not rejoined are left: wait
+			// another rebalance timeout for them (or for their sessions to
+			// expire) rather than start a generation nobody joined.
+			out.SetTimer("join", env.Now+g.rebalanceTimeout(), 0)
+			return
+		}
 	}
 	g.generation++
 	if len(g.members) == 0 {
@@ -443,13 +450,17 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 	g.protocol = g.selectProtocol()
 	g.transition(CompletingRebalance, out)
 	for _, m := range g.members {
+		// Every member, rejoined or not, gets a fresh session timer and is
+		// expected to sync; a static member that did not rejoin is in the
+		// leader's member list with its last metadata (as in Kafka's
+		// currentClassicGroupMembers) and is removed if it does not sync.
 		g.pendingSync[m.ID] = true
+		g.scheduleSession(env, m, m.SessionTimeout, out)
 		if !m.AwaitingJoin {
 			continue
 		}
 		m.AwaitingJoin, m.IsNew = false, false
 		out.Send(m.Endpoint, g.joinResponse(m, false), sim.AppThread)
-		g.scheduleSession(env, m, m.SessionTimeout, out)
 	}
 	out.SetTimer("sync", env.Now+g.rebalanceTimeout(), 0)
 }

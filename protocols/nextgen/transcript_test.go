@@ -278,6 +278,9 @@ func fmtMessage(m sim.Message) string {
 		if r.Leader != "" {
 			s += " leader=" + r.Leader
 		}
+		if r.SkipAssignment {
+			s += " skip-assignment"
+		}
 		if len(r.Members) > 0 {
 			var ids []string
 			for _, m := range r.Members {
