@@ -1,5 +1,9 @@
 // Package scenarios turns scenario files into validated sim.Scenario values,
-// and holds the library of example scenarios.
+// and holds two embedded collections: the examples (Examples, Example),
+// which show the keys in use, and the scenario library (Library,
+// LibraryScenario), the situations Kafka users hit with expectations that
+// encode each protocol's known behaviour, which `rebalsim check library`
+// runs in CI.
 //
 // A scenario describes a consumer group (topics, members and their
 // configs) and a timeline of disturbances. The smallest useful one:
@@ -22,7 +26,8 @@
 //
 // Using the package:
 //
-//  1. LoadFile or Parse a file; Example loads one from the library.
+//  1. LoadFile or Parse a file; Example and LibraryScenario load an
+//     embedded one.
 //  2. On error, print it: each line names file:line:col, the key, what was
 //     found and what is allowed, with a suggestion for a near-miss key,
 //     member or topic. errors.As finds the *Error values for tooling.

@@ -11,10 +11,14 @@ import (
 	"rebalsim/sim"
 )
 
+// MaxSeeds bounds how many seeds one expectation (or `check --seeds`) may
+// ask for: enough for a quantile, and a cap on what a typo can cost.
+const MaxSeeds = 10_000
+
 // expectKeys lists the keys of an expect: entry: the checks, then a max_
 // and a min_ bound for every metric of the results contract.
 func expectKeys() []string {
-	keys := []string{"protocols", "converged_within", "no_double_ownership", "no_zombie_processing"}
+	keys := []string{"protocols", "converged_within", "no_double_ownership", "no_zombie_processing", "seeds", "quantile"}
 	for _, prefix := range []string{"max_", "min_"} {
 		for _, m := range sim.MetricNames() {
 			keys = append(keys, prefix+m)
@@ -52,11 +56,17 @@ func (d *decoder) expectations(n *yaml.Node, s *sim.Scenario) {
 				x.NoDoubleOwnership, _ = d.boolean(e.val, e.key)
 			case "no_zombie_processing":
 				x.NoZombieProcessing, _ = d.boolean(e.val, e.key)
+			case "seeds":
+				if v, ok := d.integer(e.val, e.key, 1, MaxSeeds); ok {
+					x.Seeds = int(v)
+				}
+			case "quantile":
+				x.Quantile, _ = d.number(e.val, e.key)
 			default:
 				isMax := strings.HasPrefix(e.key, "max_")
-				metric := e.key[len("max_"):]
-				if v, ok := d.bound(e.val, e.key); ok {
-					x.Bounds = append(x.Bounds, sim.Bound{Metric: metric, IsMax: isMax, Value: v})
+				b := sim.Bound{Metric: e.key[len("max_"):], IsMax: isMax}
+				if d.bound(e.val, e.key, path+"."+e.key, &b) {
+					x.Bounds = append(x.Bounds, b)
 				}
 			}
 		}
@@ -64,14 +74,50 @@ func (d *decoder) expectations(n *yaml.Node, s *sim.Scenario) {
 	}
 }
 
-// bound decodes a metric bound. Metrics are plain numbers (seconds for the
-// *_seconds ones), so a duration here is a near miss worth explaining.
-func (d *decoder) bound(n *yaml.Node, key string) (float64, bool) {
-	if v := d.value(n); v != nil && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
+// bound decodes a metric bound into b: a number, or a comparison with
+// another protocol's run on the same seed, {fraction_of: eager, value: 0.5}.
+// Metrics are plain numbers (seconds for the *_seconds ones), so a duration
+// here is a near miss worth explaining.
+func (d *decoder) bound(n *yaml.Node, key, path string, b *sim.Bound) bool {
+	v := d.value(n)
+	if v == nil {
+		return false
+	}
+	if v.Kind == yaml.MappingNode {
+		f, ok := d.mapping(v, key, []string{"fraction_of", "value"})
+		if !ok {
+			return false
+		}
+		complete := true
+		for _, want := range []string{"fraction_of", "value"} {
+			if f.lacks(want) {
+				d.failf(v, "%s compares with another protocol and needs both fraction_of: and value:, as in {fraction_of: eager, value: 0.5}; %s: is missing", key, want)
+				complete = false
+			}
+		}
+		for _, e := range f.entries {
+			d.mark(path+"."+e.key, e.val)
+			switch e.key {
+			case "fraction_of":
+				b.FractionOf, ok = d.str(e.val, key+".fraction_of")
+			case "value":
+				b.Value, ok = d.number(e.val, key+".value")
+			}
+			complete = complete && ok
+		}
+		return complete
+	}
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
 		if dur, err := time.ParseDuration(v.Value); err == nil {
 			d.failf(v, "%s is a number of seconds: write %s, not %s", key, strconv.FormatFloat(dur.Seconds(), 'f', -1, 64), v.Value)
-			return 0, false
+			return false
 		}
 	}
-	return d.number(n, key)
+	if v.Kind != yaml.ScalarNode {
+		d.failf(v, "%s must be a number, or a comparison such as {fraction_of: eager, value: 0.5}, found %s", key, describe(v))
+		return false
+	}
+	var ok bool
+	b.Value, ok = d.number(v, key)
+	return ok
 }

@@ -491,6 +491,12 @@ func (c *checker) checkExpectations() {
 		if x.ConvergedWithin != nil {
 			nonNegative(c, path+".converged_within", "converged_within", *x.ConvergedWithin)
 		}
+		if x.Seeds < 0 || x.Seeds > MaxSeeds {
+			c.problem(path+".seeds", "seeds must be a whole number from 1 to %s, found %d", grouped(MaxSeeds), x.Seeds)
+		}
+		if q := x.Quantile; q < 0 || q > 1 || math.IsNaN(q) || (q == 0 && c.written(path+".quantile")) {
+			c.problem(path+".quantile", "quantile is the fraction of seeds on which the expectation must hold: more than 0 and at most 1, found %v", q)
+		}
 		for j, b := range x.Bounds {
 			key := "min_" + b.Metric
 			if b.IsMax {
@@ -501,12 +507,22 @@ func (c *checker) checkExpectations() {
 				c.problem(at, "unknown metric %q%s (metrics: %s)", short(b.Metric), didYouMean(b.Metric, metrics), strings.Join(metrics, ", "))
 				continue
 			}
+			if b.FractionOf != "" {
+				at += ".value"
+			}
 			if b.Value < 0 || math.IsNaN(b.Value) || math.IsInf(b.Value, 0) {
-				c.problem(at, "%s must be a non-negative number, found %v; every metric is a non-negative amount", key, b.Value)
+				if b.FractionOf != "" {
+					c.problem(at, "the value of %s is a non-negative factor, found %v", key, b.Value)
+				} else {
+					c.problem(at, "%s must be a non-negative number, found %v; every metric is a non-negative amount", key, b.Value)
+				}
 				continue
 			}
+			if b.FractionOf != "" {
+				c.checkComparison(path, key, x, b)
+			}
 			for _, o := range x.Bounds[:j] {
-				if o.Metric == b.Metric && o.IsMax != b.IsMax {
+				if o.Metric == b.Metric && o.IsMax != b.IsMax && o.FractionOf == b.FractionOf {
 					lo, hi := b.Value, o.Value
 					if b.IsMax {
 						lo, hi = o.Value, b.Value
@@ -521,6 +537,24 @@ func (c *checker) checkExpectations() {
 		if x.ConvergedWithin == nil && !x.NoDoubleOwnership && !x.NoZombieProcessing && len(x.Bounds) == 0 {
 			c.problem(path, "the expectation checks nothing; add converged_within, no_double_ownership, no_zombie_processing or a max_/min_ bound")
 		}
+	}
+}
+
+// checkComparison checks a bound relative to another protocol's run: the
+// reference must be a protocol the scenario runs, and the expectation must
+// name the runs it applies to, without the reference itself.
+func (c *checker) checkComparison(path, key string, x sim.Expectation, b sim.Bound) {
+	at := path + "." + key + ".fraction_of"
+	switch {
+	case !slices.Contains(protocolNames(), b.FractionOf):
+		oneOf("protocol", protocolNames())(c, at, "", b.FractionOf)
+	case !slices.Contains(c.runs(), b.FractionOf):
+		c.problem(at, "%s compares with %s, which is not among the scenario's protocols (%s)", key, b.FractionOf, strings.Join(c.runs(), ", "))
+	case len(x.Protocols) == 0:
+		c.problem(path+"."+key, "%s compares with %s's run; add protocols: naming the runs it applies to, such as [%s]",
+			key, b.FractionOf, strings.Join(slices.DeleteFunc(slices.Clone(c.runs()), func(p string) bool { return p == b.FractionOf }), ", "))
+	case slices.Contains(x.Protocols, b.FractionOf):
+		c.problem(at, "%s compares %s with itself; remove %s from protocols: or compare with another protocol", key, b.FractionOf, b.FractionOf)
 	}
 }
 

@@ -222,7 +222,7 @@ type Event struct {
 }
 
 // Expectation is one entry of a scenario's `expect:` list, checked by
-// `rebalsim check`.
+// `rebalsim check` (package check).
 type Expectation struct {
 	// Protocols limits the expectation to these runs; empty = every run.
 	Protocols []string
@@ -232,7 +232,14 @@ type Expectation struct {
 	ConvergedWithin    *time.Duration
 	NoDoubleOwnership  bool
 	NoZombieProcessing bool
-	Line               int
+	// Seeds is how many seeds the expectation is checked on: the
+	// scenario's Seed, Seed+1, …, Seed+Seeds-1. 0 means 1 (the scenario's
+	// seed only).
+	Seeds int
+	// Quantile is the fraction of those seeds on which every check of the
+	// expectation must hold, in (0, 1]; 0 means 1 (every seed).
+	Quantile float64
+	Line     int
 }
 
 // Bound limits one result metric (see MetricNames).
@@ -241,4 +248,8 @@ type Bound struct {
 	// Max is an upper bound when IsMax, else a lower bound.
 	IsMax bool
 	Value float64
+	// FractionOf, when set, makes the bound relative: the metric is
+	// compared with Value × the same metric of the run of protocol
+	// FractionOf on the same seed (`{fraction_of: eager, value: 0.5}`).
+	FractionOf string
 }

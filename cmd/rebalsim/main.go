@@ -51,6 +51,7 @@ func commands() []command {
 		{"run", "run a scenario under one or more protocols and print its metrics", cmdRun},
 		{"compare", "run a scenario under every protocol on the same seed, side by side", cmdCompare},
 		{"validate", "check scenario files without running them", cmdValidate},
+		{"check", "check scenarios' expectations (CI regression mode): exit 1 on a failure, JUnit and Markdown", cmdCheck},
 		{"examples", "list the embedded example scenarios", cmdExamples},
 		{"conformance", "run Kafka's test vectors against rebalsim's assignors and reconciliation", cmdConformance},
 		{"report", "re-render tables, charts and HTML from a saved result.json", cmdReport},

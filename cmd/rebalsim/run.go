@@ -121,15 +121,22 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	return exitCodeFor(rep), nil
 }
 
-// loadScenario reads a file, or an embedded example by name, or the
-// default example when arg is empty.
+// loadScenario reads a file, or an embedded example by name, or an
+// embedded library scenario as library/NAME (the Source that `rebalsim
+// check library` prints in its trace commands), or the default example
+// when arg is empty.
 func loadScenario(arg string) (*sim.Scenario, error) {
 	if arg == "" {
 		return scenarios.Example(defaultExample)
 	}
-	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, "/.") {
-		if sc, exErr := scenarios.Example(arg); exErr == nil {
-			return sc, nil
+	if _, err := os.Stat(arg); err != nil {
+		if !strings.ContainsAny(arg, "/.") {
+			if sc, exErr := scenarios.Example(arg); exErr == nil {
+				return sc, nil
+			}
+		}
+		if name, ok := strings.CutPrefix(arg, "library/"); ok {
+			return scenarios.LibraryScenario(strings.TrimSuffix(name, ".yaml"))
 		}
 	}
 	return scenarios.LoadFile(arg)
