@@ -11,16 +11,28 @@ import (
 	"rebalsim/kafka"
 	"rebalsim/protocols/classic"
 	"rebalsim/protocols/classic/assignor"
+	serverassignor "rebalsim/protocols/nextgen/assignor"
 	"rebalsim/protocols/cooperative"
 	"rebalsim/protocols/eager"
 	"rebalsim/protocols/nextgen"
 	"rebalsim/sim"
 )
 
-// Models implements sim.Models.
-type Models struct{}
+// Models implements sim.Models. Its zero value runs Kafka's own assignors.
+//
+// ClientAssignors and ServerAssignors plug in assignors of one's own: a
+// classic member whose partition.assignment.strategy names one, or a
+// consumer group whose preferred server assignor is one, runs it. An
+// assignor registered under a built-in name (say "cooperative-sticky")
+// replaces the built-in, which runs every scenario written for that
+// assignor, the whole library included, against the replacement.
+type Models struct {
+	ClientAssignors []assignor.Assignor
+	ServerAssignors []serverassignor.Assignor
+}
 
-// Default returns the models of every implemented protocol.
+// Default returns the models of every implemented protocol with Kafka's
+// assignors.
 func Default() sim.Models { return Models{} }
 
 // Implemented lists the protocol shorthands the models implement.
@@ -32,17 +44,18 @@ func Implemented() []string {
 // every run: a group that only ever sees classic members stays a classic
 // group, served by classic.Group unchanged, and one that sees a
 // ConsumerGroupHeartbeat becomes a consumer group.
-func (Models) NewCoordinator(cfg sim.GroupConfig) sim.GroupCoordinator {
-	return nextgen.NewCoordinator(cfg)
+func (m Models) NewCoordinator(cfg sim.GroupConfig) sim.GroupCoordinator {
+	return nextgen.NewCoordinator(cfg, m.ServerAssignors...)
 }
 
 // NewClient builds the client cfg asks for.
-func (Models) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.Client, error) {
+func (m Models) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.Client, error) {
 	switch cfg.GroupProtocol {
 	case "classic":
+		set := assignor.NewSet(m.ClientAssignors...)
 		var as []assignor.Assignor
 		for _, name := range cfg.Assignors {
-			a, ok := assignor.ByName(name)
+			a, ok := set.ByName(name)
 			if !ok {
 				return nil, fmt.Errorf("member %s: unknown assignor %q (known: %v)", cfg.ClientID, name, assignor.Names())
 			}

@@ -2,6 +2,7 @@ package nextgen
 
 import (
 	"fmt"
+	"rebalsim/protocols/nextgen/assignor"
 	"strings"
 
 	"rebalsim/protocols/classic"
@@ -38,6 +39,8 @@ const (
 // downgrade). It implements sim.GroupCoordinator.
 type Coordinator struct {
 	cfg sim.GroupConfig
+	// assignors resolves server assignor names, custom ones included.
+	assignors assignor.Set
 	// Exactly one of classic and consumer is set.
 	classic  *classic.Group
 	consumer *consumerGroup
@@ -52,8 +55,11 @@ type Coordinator struct {
 // NewCoordinator returns a coordinator holding an empty classic group, which
 // is how Kafka sees a group id nobody has used: the first request decides
 // its type.
-func NewCoordinator(cfg sim.GroupConfig) *Coordinator {
-	return &Coordinator{cfg: cfg, classic: classic.NewGroup(cfg)}
+//
+// Server assignors in extra are offered beside the built-in uniform and
+// range, and win over a built-in of the same name.
+func NewCoordinator(cfg sim.GroupConfig, extra ...assignor.Assignor) *Coordinator {
+	return &Coordinator{cfg: cfg, assignors: assignor.NewSet(extra...), classic: classic.NewGroup(cfg)}
 }
 
 // Type tells whether the group is classic or consumer.

@@ -79,7 +79,9 @@ func (m *member) isReconciledTo(targetEpoch int32) bool {
 // assignment and the partition epochs that keep a partition from having
 // two owners.
 type consumerGroup struct {
-	cfg         sim.GroupConfig
+	cfg sim.GroupConfig
+	// assignors resolves server assignor names, custom ones included.
+	assignors   assignor.Set
 	groupEpoch  int32
 	targetEpoch int32
 	// members in the order they joined; a static member's replacement takes
@@ -103,11 +105,11 @@ type consumerGroup struct {
 	hasAssigned      bool
 }
 
-func newConsumerGroup(cfg sim.GroupConfig) *consumerGroup {
+func newConsumerGroup(cfg sim.GroupConfig, assignors assignor.Set) *consumerGroup {
 	// A new group's metadata refresh deadline has passed already
 	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
 	// the subscription metadata.
-	return &consumerGroup{cfg: cfg, byID: map[string]*member{}, static: map[string]string{},
+	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]string{},
 		target: map[string]kafka.Assignment{}, partitionEpochs: partitionEpochs{}, metadataExpired: true}
 }
 
@@ -304,7 +306,7 @@ func (g *consumerGroup) mayComputeTarget(now time.Duration) bool {
 // result the target at the group epoch.
 func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
 	name := g.preferredServerAssignor()
-	a, ok := assignor.ByName(name)
+	a, ok := g.assignors.ByName(name)
 	if !ok {
 		panic(fmt.Sprintf("nextgen: unknown server assignor %q", name))
 	}

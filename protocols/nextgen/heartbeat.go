@@ -15,7 +15,7 @@ import (
 // onConsumerGroupHeartbeat is GroupMetadataManager.consumerGroupHeartbeat
 // (the public one): validate, then leave or heartbeat.
 func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req ConsumerGroupHeartbeatRequest, out *sim.Effects) {
-	if code := validateConsumerGroupHeartbeat(req); code != None {
+	if code := validateConsumerGroupHeartbeat(req, c.assignors); code != None {
 		c.replyHeartbeatError(from, req, code, out)
 		return
 	}
@@ -37,7 +37,7 @@ func (c *Coordinator) replyHeartbeatError(from sim.Endpoint, req ConsumerGroupHe
 // validateConsumerGroupHeartbeat is throwIfConsumerGroupHeartbeatRequestIsInvalid:
 // a join must bring its rebalance timeout and subscription and no
 // partitions; anything but a join must name its member.
-func validateConsumerGroupHeartbeat(req ConsumerGroupHeartbeatRequest) classic.ErrorCode {
+func validateConsumerGroupHeartbeat(req ConsumerGroupHeartbeatRequest, assignors assignor.Set) classic.ErrorCode {
 	switch {
 	case req.MemberEpoch > 0 || req.MemberEpoch == LeaveGroupMemberEpoch:
 		if req.MemberID == "" {
@@ -55,7 +55,7 @@ func validateConsumerGroupHeartbeat(req ConsumerGroupHeartbeatRequest) classic.E
 		return InvalidRequest
 	}
 	if req.ServerAssignor != "" {
-		if _, ok := assignor.ByName(req.ServerAssignor); !ok {
+		if _, ok := assignors.ByName(req.ServerAssignor); !ok {
 			return UnsupportedAssignor
 		}
 	}

@@ -34,7 +34,7 @@ func (c *Coordinator) deleteEmptyClassicGroup(out *sim.Effects) {
 	}
 	out.CancelTimer("join")
 	out.CancelTimer("sync")
-	c.becomeConsumer(newConsumerGroup(c.cfg), out)
+	c.becomeConsumer(newConsumerGroup(c.cfg, c.assignors), out)
 }
 
 // validateOnlineUpgrade: the policy must allow it and the group must fit
@@ -69,7 +69,7 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 	out.CancelTimer("join")
 	out.CancelTimer("sync")
 
-	g := newConsumerGroup(c.cfg)
+	g := newConsumerGroup(c.cfg, c.assignors)
 	g.groupEpoch, g.targetEpoch = gen, gen
 	for _, cm := range cg.Members() {
 		assigned := cm.Assignment.Clone()

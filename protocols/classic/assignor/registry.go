@@ -1,6 +1,10 @@
 package assignor
 
-import "slices"
+import (
+	"slices"
+
+	"rebalsim/internal/registry"
+)
 
 // ByName returns the assignor whose protocol name
 // (partition.assignment.strategy) is name: "range", "roundrobin", "sticky"
@@ -25,3 +29,10 @@ func Names() []string {
 	slices.Sort(names)
 	return names
 }
+
+// Set looks client-side assignors up by name: the built-in ones plus those
+// a caller plugs in (package protocols, Models.ClientAssignors).
+type Set = registry.Set[Assignor]
+
+// NewSet returns the built-in assignors plus extra, which win by name.
+func NewSet(extra ...Assignor) Set { return registry.New(ByName, extra...) }

@@ -1,0 +1,86 @@
+package customassignor_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"rebalsim"
+	"rebalsim/examples/customassignor"
+	"rebalsim/kafka"
+	"rebalsim/protocols"
+	"rebalsim/protocols/classic/assignor"
+	"rebalsim/scenarios"
+)
+
+// TestFairStickyProperties runs random groups through rounds of
+// rebalancing, feeding each result back as the owned partitions, and checks
+// what a cooperative assignor owes: no partition handed to a new owner while
+// another member owns it, and a valid, balanced assignment once nothing is
+// withheld.
+func TestFairStickyProperties(t *testing.T) {
+	a := customassignor.FairSticky("fair-sticky")
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 300; trial++ {
+		topics := []kafka.Topic{{Name: "a", Partitions: int32(1 + r.IntN(40))}, {Name: "b", Partitions: int32(r.IntN(20))}}
+		total := int(topics[0].Partitions + topics[1].Partitions)
+		owned := map[string]kafka.Assignment{}
+		gen := int32(1)
+		// Rounds 0-2 with one group size, 3-5 with another (members leave
+		// or join), then quiet rounds until nothing is withheld.
+		sizes := []int{1 + r.IntN(8), 1 + r.IntN(8)}
+		for round := 0; round < 9; round++ {
+			n := sizes[min(round/3, 1)]
+			in := assignor.Input{Topics: topics}
+			current := map[string]kafka.Assignment{}
+			for i := 0; i < n; i++ {
+				id := fmt.Sprintf("m%d", i)
+				current[id] = owned[id]
+				in.Members = append(in.Members, assignor.Subscription{MemberID: id, Topics: []string{"a", "b"}, Owned: owned[id], Generation: gen, HasGeneration: true})
+			}
+			res := a.Assign(in).Assignment
+			for id, as := range res {
+				for _, tp := range as.Partitions() {
+					for other, o := range current {
+						if other != id && o.Contains(tp) {
+							t.Fatalf("trial %d round %d: %v handed to %s while %s still owns it", trial, round, tp, id, other)
+						}
+					}
+				}
+			}
+			owned, gen = res, gen+1
+		}
+		seen, low, high := map[kafka.TopicPartition]bool{}, total, 0
+		for _, as := range owned {
+			low, high = min(low, as.Size()), max(high, as.Size())
+			for _, tp := range as.Partitions() {
+				if seen[tp] {
+					t.Fatalf("trial %d: %v assigned twice", trial, tp)
+				}
+				seen[tp] = true
+			}
+		}
+		if len(seen) != total || high-low > 1 {
+			t.Fatalf("trial %d: after quiet rounds %d of %d partitions assigned, sizes %d..%d; want all, balanced", trial, len(seen), total, low, high)
+		}
+	}
+}
+
+// TestFairStickyInTheLab runs the 12-partition scale-out lab with the
+// custom assignor replacing cooperative-sticky: it must move exactly the
+// three partitions the new member takes, like Kafka's.
+func TestFairStickyInTheLab(t *testing.T) {
+	sc, err := scenarios.Example("scale-out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := protocols.Models{ClientAssignors: []assignor.Assignor{customassignor.FairSticky("cooperative-sticky")}}
+	rep, err := rebalsim.Run(sc, rebalsim.Options{Protocols: []string{"cooperative"}, Models: models})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Runs[0].Metrics
+	if m.MovedPartitions != 3 || m.Revocations != 3 || !m.Converged || len(rep.Runs[0].Findings) != 0 {
+		t.Fatalf("moved=%d revocations=%d converged=%v findings=%v; want 3, 3, true, none", m.MovedPartitions, m.Revocations, m.Converged, rep.Runs[0].Findings)
+	}
+}

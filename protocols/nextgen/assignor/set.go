@@ -1,0 +1,10 @@
+package assignor
+
+import "rebalsim/internal/registry"
+
+// Set looks server-side assignors up by name: the built-in ones plus those
+// a caller plugs in (package protocols, Models.ServerAssignors).
+type Set = registry.Set[Assignor]
+
+// NewSet returns the built-in assignors plus extra, which win by name.
+func NewSet(extra ...Assignor) Set { return registry.New(ByName, extra...) }
