@@ -11,10 +11,10 @@ import (
 	"rebalsim/kafka"
 	"rebalsim/protocols/classic"
 	"rebalsim/protocols/classic/assignor"
-	serverassignor "rebalsim/protocols/nextgen/assignor"
 	"rebalsim/protocols/cooperative"
 	"rebalsim/protocols/eager"
 	"rebalsim/protocols/nextgen"
+	serverassignor "rebalsim/protocols/nextgen/assignor"
 	"rebalsim/sim"
 )
 
