@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"rebalsim"
-	"rebalsim/protocols"
 	"rebalsim/scenarios"
 	"rebalsim/sim"
 )
@@ -35,7 +35,7 @@ type Options struct {
 	// Each simulation is single-threaded and the verdicts do not depend
 	// on this number.
 	Parallel int
-	// Models replaces the protocol models (nil: protocols.Default()).
+	// Models replaces the protocol models (nil: the built-in ones).
 	Models sim.Models
 }
 
@@ -50,8 +50,8 @@ func Check(scs []*sim.Scenario, opts Options) (*Summary, error) {
 		return nil, fmt.Errorf("seeds must be from 1 to %d, found %d", scenarios.MaxSeeds, opts.Seeds)
 	}
 	for _, p := range opts.Protocols {
-		if !slices.Contains(protocols.Implemented(), p) {
-			return nil, fmt.Errorf("protocol %q is not implemented (implemented: %v)", p, protocols.Implemented())
+		if !slices.Contains(sim.Protocols(), p) {
+			return nil, fmt.Errorf("unknown protocol %q (protocols: %s)", p, strings.Join(sim.Protocols(), ", "))
 		}
 	}
 	plans := make([]*plan, len(scs))

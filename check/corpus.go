@@ -23,17 +23,7 @@ const DefaultCorpusDir = ".rebalsim/corpus"
 // scenario: DIR/<name>.seeds, with characters that do not belong in a file
 // name replaced by '_'.
 func CorpusFile(dir, scenario string) string {
-	safe := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, scenario)
-	if safe == "" || strings.Trim(safe, ".") == "" {
-		safe = "_" + safe
-	}
-	return filepath.Join(dir, safe+".seeds")
+	return filepath.Join(dir, safeName(scenario)+".seeds")
 }
 
 // readCorpus returns the seeds recorded for a scenario, sorted and without

@@ -60,6 +60,8 @@ type Case struct {
 	// everySeed marks the checks that must hold on every seed, whose
 	// failing seeds belong in the corpus.
 	everySeed bool
+	// reference is the protocol a comparison refers to ("" if none).
+	reference string
 }
 
 // ScenarioResult holds the cases of one scenario, in a fixed order: the
