@@ -122,7 +122,7 @@ func newPlan(sc *sim.Scenario, opts Options) (*plan, error) {
 		}
 	}
 	if len(p.protocols) == 0 {
-		p.skipped = fmt.Sprintf("runs none of the protocols asked for (it runs %v)", all)
+		p.skipped = fmt.Sprintf("runs none of the protocols asked for (it runs %s)", strings.Join(all, ", "))
 		return p, nil
 	}
 	need := slices.Clone(p.protocols)
@@ -147,7 +147,9 @@ func newPlan(sc *sim.Scenario, opts Options) (*plan, error) {
 	}
 	p.span = 1
 	for _, x := range sc.Expect {
-		p.span = max(p.span, seedCount(x, opts))
+		if appliesToAny(x, p.protocols) {
+			p.span = max(p.span, seedCount(x, opts))
+		}
 	}
 	for _, s := range p.corpus {
 		if !p.inSpan(s) {

@@ -66,7 +66,7 @@ func (s *Summary) WriteText(w io.Writer, verbose bool) error {
 		}
 	}
 	for _, u := range s.Corpus {
-		fmt.Fprintf(bw, "\ncorpus: added %s %s to %s; later checks replay it first\n", plural(len(u.Seeds), "seed", "seeds"), seedRanges(u.Seeds), u.File)
+		fmt.Fprintf(bw, "\ncorpus: added %s %s to %s; later checks replay them first\n", plural(len(u.Seeds), "seed", "seeds"), seedRanges(u.Seeds), u.File)
 	}
 	verdict := "PASS"
 	switch s.Verdict() {
