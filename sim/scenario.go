@@ -228,7 +228,10 @@ type Expectation struct {
 	Protocols []string
 	// Bounds are max_<metric> / min_<metric> keys.
 	Bounds []Bound
-	// ConvergedWithin bounds convergence_seconds and requires converged: true.
+	// ConvergedWithin is the liveness bound: once a disturbance has ended
+	// (the last of overlapping ones), the group is stable again within it.
+	// It differs from max_convergence_seconds, which counts from each
+	// disturbance's start.
 	ConvergedWithin    *time.Duration
 	NoDoubleOwnership  bool
 	NoZombieProcessing bool
