@@ -109,7 +109,7 @@ func (w *World) pause(p *process, d time.Duration) {
 	}
 	w.blockApp(p, func() { p.paused = true })
 	p.pausedUntil = until
-	w.ledger.SetProcess(p.idx, true, true, p.stalled)
+	w.syncProcess(p)
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "pause", Member: p.name, Detail: fmt.Sprintf("for %s", d)})
 	}
@@ -120,16 +120,15 @@ func (w *World) pause(p *process, d time.Duration) {
 			return
 		}
 		p.paused = false
-		w.ledger.SetProcess(p.idx, true, false, p.stalled)
 		if w.traceOn() {
 			w.emit(traceRecord{Event: "resume", Member: p.name})
 		}
-		w.update(p)
 		if fn := p.finishAfterPause; fn != nil {
 			p.finishAfterPause = nil
 			fn()
 		}
 		w.drain(p)
+		w.resumeApp(p)
 	})
 }
 
@@ -143,7 +142,7 @@ func (w *World) stall(p *process, d time.Duration) {
 	}
 	w.blockApp(p, func() { p.stalled = true })
 	p.stalledUntil = until
-	w.ledger.SetProcess(p.idx, true, p.paused, true)
+	w.syncProcess(p)
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "stall", Member: p.name, Detail: fmt.Sprintf("for %s", d)})
 	}
@@ -154,10 +153,24 @@ func (w *World) stall(p *process, d time.Duration) {
 			return
 		}
 		p.stalled = false
-		w.ledger.SetProcess(p.idx, true, p.paused, false)
-		w.update(p)
 		w.drain(p)
+		w.resumeApp(p)
 	})
+}
+
+// resumeApp lets a process's application thread process records again
+// after a pause or a stall. poll() runs the rebalance callbacks queued in
+// the meantime before it returns any record, so processing waits until
+// they are done (see finishCallback).
+func (w *World) resumeApp(p *process) {
+	p.catchingUp = p.appBusy || len(p.callbacks) > 0
+	w.syncProcess(p)
+	w.update(p)
+}
+
+// syncProcess tells the ledger whether p can process records.
+func (w *World) syncProcess(p *process) {
+	w.ledger.SetProcess(p.idx, p.alive, p.paused, p.stalled || p.catchingUp)
 }
 
 func (w *World) addPartitions(topic string, n int32) {

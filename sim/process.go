@@ -28,10 +28,13 @@ type process struct {
 	appBusy bool
 	// finishAfterPause completes a callback whose time ran out during a pause.
 	finishAfterPause func()
-	callbacks        []Callback
-	appInbox         []func()
-	bgInbox          []func()
-	appBlocked       time.Duration // when the application thread last stopped polling
+	// catchingUp is set while a thread that just woke runs the callbacks
+	// queued while it was blocked: it processes no record meanwhile.
+	catchingUp bool
+	callbacks  []Callback
+	appInbox   []func()
+	bgInbox    []func()
+	appBlocked time.Duration // when the application thread last stopped polling
 
 	pollPending bool
 	timers      map[string]EventID

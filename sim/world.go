@@ -474,6 +474,11 @@ func (w *World) finishCallback(p *process, cb Callback, started time.Duration) {
 	w.applyClient(p, out)
 	w.release(out)
 	w.drain(p)
+	if p.catchingUp && !p.appBusy && len(p.callbacks) == 0 {
+		p.catchingUp = false
+		w.syncProcess(p)
+		w.update(p)
+	}
 }
 
 // blockApp applies a change that stops the application thread and
@@ -619,10 +624,10 @@ func (w *World) startProcess(p *process) {
 		w.findings = append(w.findings, Finding{Kind: "join_failure", At: sec(w.k.Now()), Members: []string{p.name}, Detail: err.Error()})
 		return
 	}
-	p.alive, p.paused, p.stalled, p.appBusy, p.closing = true, false, false, false, false
+	p.alive, p.paused, p.stalled, p.appBusy, p.closing, p.catchingUp = true, false, false, false, false, false
 	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
 	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
-	w.ledger.SetProcess(p.idx, true, false, false)
+	w.syncProcess(p)
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_start", Member: p.name, Detail: fmt.Sprintf("incarnation %d group_protocol=%s assignors=%v instance=%q", p.incarnation, cfg.GroupProtocol, cfg.Assignors, cfg.GroupInstanceID)})
 	}
@@ -664,10 +669,11 @@ func (w *World) stopProcess(p *process, clean bool) {
 	p.timers = map[string]EventID{}
 	w.k.Cancel(p.autoCommit)
 	w.k.Cancel(p.closeDue)
-	p.alive, p.client, p.closing = false, nil, false
+	p.alive, p.client, p.closing, p.catchingUp = false, nil, false, false
+	p.paused, p.stalled, p.appBusy, p.finishAfterPause = false, false, false, nil
 	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
 	p.incarnation++ // nothing addressed to the old life is delivered
-	w.ledger.SetProcess(p.idx, false, false, false)
+	w.syncProcess(p)
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_stop", Member: p.name, Detail: map[bool]string{true: "closed", false: "killed"}[clean]})
 	}
