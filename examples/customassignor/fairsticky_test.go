@@ -3,9 +3,11 @@ package customassignor_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"rebalsim"
+	"rebalsim/check"
 	"rebalsim/examples/customassignor"
 	"rebalsim/kafka"
 	"rebalsim/protocols"
@@ -83,4 +85,26 @@ func TestFairStickyInTheLab(t *testing.T) {
 	if m.MovedPartitions != 3 || m.Revocations != 3 || !m.Converged || len(rep.Runs[0].Findings) != 0 {
 		t.Fatalf("moved=%d revocations=%d converged=%v findings=%v; want 3, 3, true, none", m.MovedPartitions, m.Revocations, m.Converged, rep.Runs[0].Findings)
 	}
+}
+
+// TestFairStickyRunsTheLibrary runs the whole scenario library with
+// FairSticky standing in for cooperative-sticky: every expectation the
+// library states for the cooperative protocol must hold for it too.
+func TestFairStickyRunsTheLibrary(t *testing.T) {
+	scs, err := check.Load("library")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := protocols.Models{ClientAssignors: []assignor.Assignor{customassignor.FairSticky("cooperative-sticky")}}
+	sum, err := check.Check(scs, check.Options{Models: models, Protocols: []string{"cooperative"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, fail, undecided := sum.Count()
+	if fail+undecided > 0 || pass == 0 {
+		var b strings.Builder
+		sum.WriteText(&b, false)
+		t.Fatalf("%d passed, %d failed, %d undecided:\n%s", pass, fail, undecided, b.String())
+	}
+	t.Logf("%d checks passed over %d scenarios", pass, len(scs))
 }
