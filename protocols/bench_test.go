@@ -61,3 +61,7 @@ func BenchmarkScaleOutLab(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkRollingRestart300x3000Eager(b *testing.B) {
+	benchmarkRollingRestart(b, sim.ProtocolEager, 300, 3000)
+}
