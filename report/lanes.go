@@ -19,12 +19,21 @@ const maxLabelledRows = 24
 type laneBar struct {
 	start, end float64
 	look       fillLook
+	// interruption bars (a partition nobody processes, a member not
+	// processing) are drawn over the ordinary ones and at least
+	// minInterruptionWidth wide: a sub-second stop of every partition is
+	// the point of an eager timeline, and must not vanish at the scale of
+	// minutes.
+	interruption bool
 	// urgent bars (double ownership, fencing) are drawn last and at least
 	// minUrgentWidth wide, so that no scale can hide a safety problem.
 	urgent bool
 }
 
-const minUrgentWidth = 2.5 // points
+const (
+	minInterruptionWidth = 3   // points
+	minUrgentWidth       = 2.5 // points
+)
 
 // lanes is a gonum/plot Plotter; row 0 is drawn at the top.
 type lanes struct {
@@ -45,25 +54,35 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 	if n > 60 {
 		half = 0.5
 	}
-	draw := func(urgent bool) {
+	// Three layers: ordinary bars, then interruptions, then urgent bars,
+	// each of the last two widened to its minimum if the scale shrinks it.
+	layer := func(b laneBar) int {
+		switch {
+		case b.urgent:
+			return 2
+		case b.interruption:
+			return 1
+		}
+		return 0
+	}
+	minWidth := [...]vg.Length{0, vg.Points(minInterruptionWidth), vg.Points(minUrgentWidth)}
+	for want := 0; want < 3; want++ {
 		for i, row := range l.rows {
 			y := float64(n - 1 - i)
 			y0, y1 := yf(y-half), yf(y+half)
 			for _, b := range row {
-				if b.urgent != urgent {
+				if layer(b) != want {
 					continue
 				}
 				x0, x1 := max(xf(b.start), c.Min.X), min(xf(b.end), c.Max.X)
-				if urgent && x1-x0 < vg.Points(minUrgentWidth) {
+				if w := minWidth[want]; x1-x0 < w {
 					mid := (x0 + x1) / 2
-					x0, x1 = mid-vg.Points(minUrgentWidth/2), mid+vg.Points(minUrgentWidth/2)
+					x0, x1 = mid-w/2, mid+w/2
 				}
 				fillRect(&c, vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}, b.look)
 			}
 		}
 	}
-	draw(false)
-	draw(true)
 }
 
 // lanePlot sets up a plot for n rows named by names (top row first).

@@ -31,7 +31,8 @@ func membersChart(r *Report, order *memberOrder, run *sim.Result, name string, e
 		names = append(names, m)
 		var row []laneBar
 		for _, s := range byMember[m] {
-			row = append(row, laneBar{start: s.Start, end: s.End, look: memberStateLook(s.State), urgent: s.State == "fenced"})
+			row = append(row, laneBar{start: s.Start, end: s.End, look: memberStateLook(s.State), urgent: s.State == "fenced",
+				interruption: s.State != "processing" && s.State != "down" && s.State != "idle"})
 		}
 		rows = append(rows, row)
 	}

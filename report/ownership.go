@@ -57,12 +57,15 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 			owner := order.of(s.Owner)
 			look, ok := ownershipLook(s.State, owner)
 			if !ok {
-				continue
+				// Unowned: drawn blank (white) over the bars around it,
+				// so that a short gap stays visible.
+				look = fillLook{fill: rgb(0xFFFFFF)}
 			}
 			if s.State != "double" {
 				owners[owner] = true
 			}
-			row = append(row, laneBar{start: s.Start, end: s.End, look: look, urgent: s.State == "double"})
+			row = append(row, laneBar{start: s.Start, end: s.End, look: look, urgent: s.State == "double",
+				interruption: s.State == "unowned" || s.State == "stalled"})
 		}
 		rows = append(rows, row)
 	}
