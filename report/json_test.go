@@ -92,7 +92,14 @@ func TestNewScenarioInfo(t *testing.T) {
 	if info.Group["session_timeout"] != "45s" || info.Group["initial_rebalance_delay"] != "3s" || info.Group["max_size"] != "unlimited" {
 		t.Errorf("group = %v", info.Group)
 	}
-	if d := info.Disturbances[0]; d.At != 60 || d.For != 5 || d.Interval != 20 || d.Detail != "graceful" {
+	// c4's late start is a disturbance too, before the rolling restart.
+	if len(info.Disturbances) != 2 {
+		t.Fatalf("disturbances = %+v, want c4's start and the rolling restart", info.Disturbances)
+	}
+	if d := info.Disturbances[0]; d.At != 30 || d.Kind != "start" || len(d.Members) != 1 || d.Members[0] != "c4" {
+		t.Errorf("first disturbance = %+v, want c4 starting at 30s", d)
+	}
+	if d := info.Disturbances[1]; d.At != 60 || d.For != 5 || d.Interval != 20 || d.Detail != "graceful" {
 		t.Errorf("event = %+v", d)
 	}
 }

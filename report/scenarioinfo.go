@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,9 +41,18 @@ func NewScenarioInfo(sc *sim.Scenario) ScenarioInfo {
 		}
 		info.Members = append(info.Members, MemberInfo{ID: m.ID, Start: m.Start.Seconds(), Settings: settings})
 	}
+	// A member that starts after time zero joins a running group: that is
+	// a disturbance too (the simulator measures from it), listed in time
+	// order with the events.
+	for _, m := range sc.Members {
+		if m.Start > 0 {
+			info.Disturbances = append(info.Disturbances, EventInfo{At: m.Start.Seconds(), Kind: "start", Members: []string{m.ID}})
+		}
+	}
 	for _, ev := range sc.Events {
 		info.Disturbances = append(info.Disturbances, eventInfo(ev))
 	}
+	slices.SortStableFunc(info.Disturbances, func(a, b EventInfo) int { return cmp.Compare(a.At, b.At) })
 	return info
 }
 
