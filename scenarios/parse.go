@@ -96,7 +96,7 @@ func Parse(source string, data []byte) (*sim.Scenario, error) {
 
 func topKeys() []string {
 	return []string{"name", "description", "seed", "duration", "protocols", "topics", "network",
-		"defaults", "group", "members", "events", "expect"}
+		"defaults", "group", "members", "events", "expect", "sweep"}
 }
 
 // scenario decodes the top-level mapping. Sections are read in dependency
@@ -167,6 +167,10 @@ func (d *decoder) scenario(root *yaml.Node) *sim.Scenario {
 	if e := f.get("expect"); e != nil {
 		d.mark("expect", e.val)
 		d.expectations(e.val, s)
+	}
+	if e := f.get("sweep"); e != nil && !isNull(d.value(e.val)) {
+		d.mark("sweep", e.val)
+		d.sweep(e.val, s, root)
 	}
 	return s
 }

@@ -26,6 +26,9 @@ type Scenario struct {
 	// Expect lists the scenario's expectations (the `expect:` section), in
 	// file order; `rebalsim check` evaluates them against the results.
 	Expect []Expectation
+	// Sweep is the scenario's `sweep:` block, nil when it has none; only
+	// `rebalsim sweep` reads it.
+	Sweep *SweepSpec
 	// Source is the file the scenario came from, for messages ("" if built in Go).
 	Source string
 }

@@ -55,6 +55,8 @@ func commands() []command {
 		{"examples", "list the embedded example scenarios", cmdExamples},
 		{"conformance", "run Kafka's test vectors against rebalsim's assignors and reconciliation", cmdConformance},
 		{"report", "re-render tables, charts and HTML from a saved result.json", cmdReport},
+		{"sweep", "run a scenario over a grid of values × seeds × protocols, in parallel, with statistics", cmdSweep},
+		{"merge", "combine the shards of a sweep into the files one sweep writes", cmdMerge},
 		{"version", "print rebalsim's version", cmdVersion},
 	}
 }

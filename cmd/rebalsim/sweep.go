@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"rebalsim/report"
+	"rebalsim/scenarios"
+	"rebalsim/sweeps"
+)
+
+func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seeds := fs.Int("seeds", 0, "seeds per grid point, from the scenario's seed up (default: the sweep: block's seeds, else 1)")
+	vary := fs.StringArray("vary", nil, "vary a scenario value: path=v1,v2,... (repeatable; the grid is the product); e.g. members=10,50 or defaults.session_timeout=10s,45s")
+	protocols := fs.StringSlice("protocols", nil, "protocols to run (default: the scenario's list, else every implemented one)")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once, one goroutine each")
+	shardFlag := fs.String("shard", "", "run one slice of the sweep, i/n (shards count from 1); merge the n outputs with 'rebalsim merge'")
+	out := fs.String("out", "", "directory for runs.csv, stats.csv, stats.json, manifest.json, report.html and charts (required)")
+	format := fs.String("format", "table", "summary on stdout: table, markdown, csv (stats.csv), json (stats.json) or none")
+	noCharts := fs.Bool("no-charts", false, "leave the charts out of the output (faster for huge grids)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: rebalsim sweep [scenario.yaml | example-name] --out DIR [flags]
+
+Runs the scenario at every point of a grid of varied values, on many seeds,
+under each protocol, in parallel, and summarises every metric per grid point
+and protocol (mean with its 95%% confidence interval, median, p90, p99, max).
+The grid comes from the scenario's sweep: block and --vary; paths are those
+of the scenario file (defaults.session_timeout, topics.orders.partitions,
+events[1].pause.for, ...) or a shorthand: %s.
+
+With --shard i/n only that slice runs (runs.csv and manifest.json); 'rebalsim
+merge' combines the n slices into the files a whole sweep writes.
+
+Flags:
+%s`, strings.Join(scenarios.OverridePaths(), ", "), fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK, nil
+		}
+		return exitBadInput, usageError{err}
+	}
+	if fs.NArg() > 1 {
+		return exitBadInput, badInput("expected at most one scenario, got %d", fs.NArg())
+	}
+	if *out == "" {
+		return exitBadInput, badInput("--out DIR is required: a sweep writes several files")
+	}
+	if err := checkSweepFormat(*format); err != nil {
+		return exitBadInput, err
+	}
+	if *parallel < 1 {
+		return exitBadInput, badInput("--parallel must be at least 1, found %d", *parallel)
+	}
+	if *seeds < 0 {
+		return exitBadInput, badInput("--seeds must be at least 1, found %d", *seeds)
+	}
+	var shard sweeps.Shard
+	if *shardFlag != "" {
+		var err error
+		if shard, err = sweeps.ParseShard(*shardFlag); err != nil {
+			return exitBadInput, usageError{err}
+		}
+	}
+	spec := sweeps.Spec{Seeds: *seeds, Protocols: *protocols}
+	for _, v := range *vary {
+		variation, err := sweeps.ParseVary(v)
+		if err != nil {
+			return exitBadInput, usageError{err}
+		}
+		spec.Vary = append(spec.Vary, variation)
+	}
+	source, data, err := scenarioSource(fs.Arg(0))
+	if err != nil {
+		return exitBadInput, usageError{err}
+	}
+	g, err := sweeps.Expand(source, data, spec)
+	if err != nil {
+		return exitBadInput, usageError{err}
+	}
+	for _, w := range g.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+
+	// Runs allocate briskly and keep little: trading memory for fewer
+	// collections makes big groups run about a quarter faster (see
+	// BENCHMARKS.md, "Sweeps"). An explicit GOGC wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(sweepGCPercent)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := sweeps.Options{Parallel: *parallel, Shard: shard}
+	bar := newProgressBar(stderr)
+	if bar != nil {
+		opts.Progress = bar.update
+		defer bar.finish()
+	}
+	start := time.Now()
+	res, err := sweeps.Run(ctx, g, opts)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		return exitBadInput, err
+	}
+	elapsed := time.Since(start)
+	files, err := sweeps.Write(*out, res, sweeps.WriteOptions{NoCharts: *noCharts})
+	if err != nil {
+		return exitBadInput, err
+	}
+	fmt.Fprintf(stderr, "ran %d runs (shard %s of %d) in %s on %d workers (%.1f runs/s); wrote %d files to %s\n",
+		len(res.Rows), res.Manifest.Shard, res.Manifest.Runs, elapsed.Round(time.Millisecond), min(*parallel, max(len(res.Rows), 1)),
+		float64(len(res.Rows))/max(elapsed.Seconds(), 1e-9), len(files), *out)
+	return finishSweep(res, *format, stdout)
+}
+
+// sweepGCPercent is the garbage collector's target during a sweep (Go's
+// default is 100). A 500-member run peaks near 60 MB at 400.
+const sweepGCPercent = 400
+
+func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "directory for the merged sweep's files (required)")
+	format := fs.String("format", "table", "summary on stdout: table, markdown, csv (stats.csv), json (stats.json) or none")
+	noCharts := fs.Bool("no-charts", false, "leave the charts out of the output")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: rebalsim merge SHARD_DIR... --out DIR
+
+Combines the outputs of 'rebalsim sweep --shard i/n' for i = 1..n into the
+files one 'rebalsim sweep' writes, byte for byte. The shards must come from
+the same scenario file, grid, seeds, protocols and rebalsim version, and
+every shard must be given exactly once.
+
+Flags:
+%s`, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK, nil
+		}
+		return exitBadInput, usageError{err}
+	}
+	if fs.NArg() == 0 {
+		return exitBadInput, badInput("no shard directories given")
+	}
+	if *out == "" {
+		return exitBadInput, badInput("--out DIR is required")
+	}
+	if err := checkSweepFormat(*format); err != nil {
+		return exitBadInput, err
+	}
+	var parts []*sweeps.Result
+	for _, dir := range fs.Args() {
+		part, err := sweeps.Read(dir)
+		if err != nil {
+			return exitBadInput, usageError{err}
+		}
+		parts = append(parts, part)
+	}
+	res, err := sweeps.Merge(parts)
+	if err != nil {
+		return exitBadInput, usageError{err}
+	}
+	files, err := sweeps.Write(*out, res, sweeps.WriteOptions{NoCharts: *noCharts})
+	if err != nil {
+		return exitBadInput, err
+	}
+	fmt.Fprintf(stderr, "merged %d shards (%d runs); wrote %d files to %s\n", len(parts), len(res.Rows), len(files), *out)
+	return finishSweep(res, *format, stdout)
+}
+
+func checkSweepFormat(format string) error {
+	switch format {
+	case "table", "markdown", "csv", "json", "none":
+		return nil
+	}
+	return badInput("--format %q: want table, markdown, csv, json or none", format)
+}
+
+// finishSweep prints the summary of a whole sweep and returns the exit
+// code: 1 when a run reported a safety finding.
+func finishSweep(res *sweeps.Result, format string, stdout io.Writer) (int, error) {
+	code := exitOK
+	for _, r := range res.Rows {
+		if r.SafetyFindings > 0 {
+			code = exitFinding
+		}
+	}
+	if !res.Manifest.Shard.Whole() || format == "none" {
+		return code, nil
+	}
+	s, err := sweeps.Summarize(res)
+	if err != nil {
+		return exitBadInput, err
+	}
+	switch format {
+	case "markdown":
+		err = report.SweepMarkdown(stdout, s)
+	case "csv":
+		err = report.SweepStatsCSV(stdout, s)
+	case "json":
+		err = report.WriteSweepJSON(stdout, s)
+	default:
+		err = report.SweepTable(stdout, s)
+	}
+	if err != nil {
+		return exitBadInput, err
+	}
+	return code, nil
+}
+
+// scenarioSource returns a scenario file's name and bytes, or an embedded
+// example's; a sweep needs the YAML itself, to put its values in place.
+func scenarioSource(arg string) (string, []byte, error) {
+	if arg == "" {
+		arg = defaultExample
+	}
+	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, "/.") {
+		if data, exErr := scenarios.ExampleSource(arg); exErr == nil {
+			return "examples/" + arg + ".yaml", data, nil
+		}
+	}
+	if _, err := scenarios.LoadFile(arg); err != nil {
+		return "", nil, err // the loader's message: a missing file, too large, ...
+	}
+	data, err := os.ReadFile(arg)
+	return arg, data, err
+}
+
+// progressBar draws "runs done, runs/s, ETA" on a terminal's stderr,
+// at most five times a second.
+type progressBar struct {
+	w     io.Writer
+	start time.Time
+	mu    sync.Mutex
+	last  time.Time
+	done  atomic.Int64
+	total int
+	drawn bool
+}
+
+// newProgressBar returns a bar when w is a terminal, else nil: logs of
+// batch jobs get no carriage returns.
+func newProgressBar(w io.Writer) *progressBar {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	info, err := f.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return &progressBar{w: w, start: time.Now()}
+}
+
+func (b *progressBar) update(done, total int) {
+	b.done.Store(int64(done))
+	now := time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total = total
+	if done < total && now.Sub(b.last) < 200*time.Millisecond {
+		return
+	}
+	b.last = now
+	b.draw(now)
+}
+
+func (b *progressBar) draw(now time.Time) {
+	done := int(b.done.Load())
+	if b.total == 0 {
+		return
+	}
+	const width = 30
+	filled := width * done / b.total
+	elapsed := now.Sub(b.start).Seconds()
+	rate := float64(done) / max(elapsed, 1e-9)
+	eta := "--"
+	if done > 0 && done < b.total {
+		eta = time.Duration(float64(b.total-done) / rate * float64(time.Second)).Round(time.Second).String()
+	} else if done == b.total {
+		eta = "0s"
+	}
+	fmt.Fprintf(b.w, "\r[%s%s] %d/%d runs  %.1f runs/s  ETA %s   ", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, b.total, rate, eta)
+	b.drawn = true
+}
+
+func (b *progressBar) finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn {
+		b.draw(time.Now())
+		fmt.Fprintln(b.w)
+		b.drawn = false
+	}
+}

@@ -1,0 +1,85 @@
+package sweeps
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"rebalsim/report"
+)
+
+// Summarize computes the statistics of a whole sweep: for every grid point
+// and protocol, each metric over the seeds (see report.SweepStats). The
+// values are taken in seed order, so the sums, and the results, are the
+// same bits however the runs were scheduled or sharded.
+func Summarize(res *Result) (*report.Sweep, error) {
+	m := res.Manifest
+	if !m.Shard.Whole() {
+		return nil, fmt.Errorf("shard %s holds %d of the sweep's %d runs; merge every shard to summarise it", m.Shard, len(res.Rows), m.Runs)
+	}
+	if len(res.Rows) != m.Runs {
+		return nil, fmt.Errorf("the sweep has %d runs but %d rows", m.Runs, len(res.Rows))
+	}
+	s := &report.Sweep{
+		Version: m.Version, Scenario: m.Scenario, Params: m.Params, Seeds: m.Seeds,
+		Protocols: m.Protocols, Metrics: m.Metrics, Runs: m.Runs, Warnings: m.Warnings,
+	}
+	nproto := len(m.Protocols)
+	values := make([]float64, m.Seeds)
+	for p, mp := range m.Points {
+		point := report.SweepPoint{Index: p, Values: mp.Values, FirstSeed: mp.FirstSeed}
+		for j, protocol := range m.Protocols {
+			cell := report.SweepCell{Protocol: protocol, Runs: m.Seeds}
+			for seed := range m.Seeds {
+				row := res.Rows[(p*m.Seeds+seed)*nproto+j]
+				if row.Converged {
+					cell.Converged++
+				}
+				if row.SafetyFindings > 0 {
+					cell.Unsafe++
+				}
+			}
+			for k, metric := range m.Metrics {
+				for seed := range m.Seeds {
+					values[seed] = res.Rows[(p*m.Seeds+seed)*nproto+j].Metrics[k]
+				}
+				cell.Metrics = append(cell.Metrics, Describe(metric, values))
+			}
+			point.Protocols = append(point.Protocols, cell)
+		}
+		s.Points = append(s.Points, point)
+	}
+	return s, nil
+}
+
+// Describe summarises one metric's values: mean, sample standard
+// deviation, the 95% confidence interval of the mean from Student's t
+// distribution with n-1 degrees of freedom, and empirical quantiles (the
+// smallest value with at least the given share of values at or below it).
+func Describe(metric string, values []float64) report.SweepStats {
+	n := len(values)
+	nan := report.Number(math.NaN())
+	st := report.SweepStats{Metric: metric, N: n, Mean: nan, StdDev: nan, CILow: nan, CIHigh: nan,
+		Min: nan, P10: nan, P25: nan, Median: nan, P75: nan, P90: nan, P99: nan, Max: nan}
+	if n == 0 {
+		return st
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	q := func(p float64) report.Number { return report.Number(stat.Quantile(p, stat.Empirical, sorted, nil)) }
+	mean := stat.Mean(values, nil)
+	st.Mean = report.Number(mean)
+	st.Min, st.Max = report.Number(sorted[0]), report.Number(sorted[n-1])
+	st.P10, st.P25, st.Median, st.P75, st.P90, st.P99 = q(0.10), q(0.25), q(0.5), q(0.75), q(0.90), q(0.99)
+	if n >= 2 {
+		sd := stat.StdDev(values, nil)
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+		half := t * sd / math.Sqrt(float64(n))
+		st.StdDev = report.Number(sd)
+		st.CILow, st.CIHigh = report.Number(mean-half), report.Number(mean+half)
+	}
+	return st
+}
