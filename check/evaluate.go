@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"rebalsim/scenarios"
 	"rebalsim/sim"
 )
 
@@ -35,7 +36,7 @@ type check struct {
 func checksOf(x sim.Expectation) []check {
 	var out []check
 	if x.ConvergedWithin != nil {
-		out = append(out, check{kind: kindConverged, within: *x.ConvergedWithin, name: "converged_within: " + fmtDuration(*x.ConvergedWithin)})
+		out = append(out, check{kind: kindConverged, within: *x.ConvergedWithin, name: "converged_within: " + scenarios.FormatDuration(*x.ConvergedWithin)})
 	}
 	if x.NoDoubleOwnership {
 		out = append(out, check{kind: kindSafety, name: "no_double_ownership: true"})
@@ -171,7 +172,7 @@ func (p *plan) seedCase(chk check, x sim.Expectation, proto string, seeds []uint
 	c.Bound = boundText(chk.bound)
 	switch chk.kind {
 	case kindConverged:
-		c.Bound = fmt.Sprintf("stable again within %s of each disturbance's end (of the last to end, when they overlap)", fmtDuration(chk.within))
+		c.Bound = fmt.Sprintf("stable again within %s of each disturbance's end (of the last to end, when they overlap)", scenarios.FormatDuration(chk.within))
 	case kindZombie:
 		c.Bound = "no member processes after the coordinator fenced or removed it"
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"rebalsim/sim"
 )
@@ -84,18 +83,6 @@ func fmtNum(v float64) string {
 }
 
 func fmtSeconds(v float64) string { return fmtNum(v) + "s" }
-
-// fmtDuration renders a duration the way scenario files write them.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
 
 // list joins names, keeping the first limit and counting the rest.
 func list(names []string, limit int) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rebalsim/scenarios"
 	"rebalsim/sim"
 )
 
@@ -53,7 +54,7 @@ func (p *plan) tieOrderCase(proto string) Case {
 			}
 			if a.within[within] != b.within[within] {
 				changes = append(changes, fmt.Sprintf("converged_within: %s (line %d): %s ordered, %s shuffled",
-					fmtDuration(*x.ConvergedWithin), x.Line, a.within[within], b.within[within]))
+					scenarios.FormatDuration(*x.ConvergedWithin), x.Line, a.within[within], b.within[within]))
 			}
 			within++
 		}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"rebalsim/internal/suggest"
 	"strconv"
 	"strings"
 
@@ -188,33 +189,7 @@ func (n node) memberAssignments() (map[string]kafka.Assignment, []string, error)
 // nearest suggests the known key closest to an unknown one, for messages
 // like `unknown key "assigment" (did you mean "assignment"?)`.
 func nearest(key string, known []string) string {
-	best, bestDist := "", len(key)/2+2
-	for _, k := range known {
-		if d := editDistance(key, k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(key, known, nil, len(key)/2+1)
 }
 
 // unknownKey phrases an unknown key with its suggestion.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -248,7 +250,7 @@ func writeSettingsHTML(h htmlWriter, title string, settings map[string]string) {
 	}
 	h.elem("h3", "", title)
 	h.raw("\n<table>\n")
-	for _, k := range sortedKeys(settings) {
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		h.raw("<tr><th><code>")
 		h.text(k)
 		h.raw("</code></th>")
@@ -269,7 +271,7 @@ type memberGroup struct {
 func groupMembers(members []MemberInfo, defaults map[string]string) []memberGroup {
 	describe := func(m MemberInfo) string {
 		var kv []string
-		for _, k := range sortedKeys(m.Settings) {
+		for _, k := range slices.Sorted(maps.Keys(m.Settings)) {
 			if d, ok := defaults[k]; !ok || d != m.Settings[k] {
 				kv = append(kv, k+"="+m.Settings[k])
 			}

@@ -11,16 +11,6 @@ import (
 	"rebalsim/sim"
 )
 
-// sortedKeys returns m's keys in order: the one way maps reach output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // naturalCompare orders names so that embedded numbers compare by value:
 // c2 < c10 and orders-9 < orders-10, as people count members and partitions.
 // Distinct names never compare equal ("c01" and "c1" fall back to bytes).

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,7 +74,7 @@ func eventInfo(ev sim.Event) EventInfo {
 			detail = append(detail, "killed")
 		}
 		set := consumerSettings(ev.Set)
-		for _, k := range sortedKeys(set) {
+		for _, k := range slices.Sorted(maps.Keys(set)) {
 			detail = append(detail, "set "+k+"="+set[k])
 		}
 	case sim.EventAddPartitions:

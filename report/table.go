@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -199,7 +201,7 @@ func memberMetrics(r *Report) memberMetricsGrid {
 			}
 		}
 	}
-	g.metrics = sortedKeys(metricSet)
+	g.metrics = slices.Sorted(maps.Keys(metricSet))
 	for _, name := range order.names {
 		if memberSet[name] {
 			g.members = append(g.members, name)

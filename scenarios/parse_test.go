@@ -321,7 +321,7 @@ func TestEventsSortedStably(t *testing.T) {
 `)
 	var got []string
 	for _, e := range s.Events {
-		got = append(got, string(e.Kind)+"@"+fmtDuration(e.At))
+		got = append(got, string(e.Kind)+"@"+FormatDuration(e.At))
 	}
 	if want := []string{"pause@0s", "leave@30s", "crash@1m30s", "leave@1m30s"}; !slices.Equal(got, want) {
 		t.Errorf("order = %v; want %v", got, want)

@@ -236,13 +236,13 @@ func anyValue[T any](*checker, string, string, T) {}
 
 func positive(c *checker, path, key string, v time.Duration) {
 	if v <= 0 {
-		c.problem(path, "%s must be positive, found %s", key, fmtDuration(v))
+		c.problem(path, "%s must be positive, found %s", key, FormatDuration(v))
 	}
 }
 
 func nonNegative(c *checker, path, key string, v time.Duration) {
 	if v < 0 {
-		c.problem(path, "%s must not be negative, found %s", key, fmtDuration(v))
+		c.problem(path, "%s must not be negative, found %s", key, FormatDuration(v))
 	}
 }
 
@@ -364,9 +364,9 @@ func nameProblem(v string) string {
 	return ""
 }
 
-// fmtDuration prints a duration the way scenario files write them: "5m",
-// not Go's "5m0s".
-func fmtDuration(d time.Duration) string {
+// FormatDuration prints a duration the way scenario files write them:
+// "5m", not Go's "5m0s".
+func FormatDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

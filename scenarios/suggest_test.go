@@ -34,20 +34,6 @@ func TestNearest(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"", "abc", 3}, {"kitten", "sitting", 3},
-		{"range", "rnage", 1}, {"ab", "ba", 1}, {"ca", "abc", 3},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d; want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 func TestFormatting(t *testing.T) {
 	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 2000000: "2,000,000", -1234: "-1,234"} {
 		if got := grouped(in); got != want {

@@ -131,7 +131,7 @@ func (c *checker) checkTop() {
 		c.problem("name", "the scenario has no name; add name:")
 	}
 	if s.Duration <= 0 {
-		c.problem("duration", "duration must be positive, found %s", fmtDuration(s.Duration))
+		c.problem("duration", "duration must be positive, found %s", FormatDuration(s.Duration))
 	}
 	if len(s.Protocols) == 0 && c.written("protocols") {
 		c.problem("protocols", "protocols must name at least one protocol (allowed: %s)", strings.Join(protocolNames(), ", "))
@@ -227,12 +227,12 @@ func (c *checker) checkNetwork() {
 	case sim.DistUniform:
 		nonNegative(c, path+".min", "min", l.Min)
 		if l.Max < l.Min {
-			c.problem(path+".max", "uniform latency max %s is below min %s", fmtDuration(l.Max), fmtDuration(l.Min))
+			c.problem(path+".max", "uniform latency max %s is below min %s", FormatDuration(l.Max), FormatDuration(l.Min))
 		}
 	case sim.DistLogNormal:
 		positive(c, path+".median", "median", l.Median)
 		if l.P99 < l.Median {
-			c.problem(path+".p99", "lognormal latency p99 %s is below its median %s", fmtDuration(l.P99), fmtDuration(l.Median))
+			c.problem(path+".p99", "lognormal latency p99 %s is below its median %s", FormatDuration(l.P99), FormatDuration(l.Median))
 		}
 	default:
 		c.problem(path, "unknown latency dist %q (allowed: %s)", short(string(l.Kind)), strings.Join(distKinds(), ", "))
@@ -258,11 +258,11 @@ func (c *checker) checkGroup() {
 			path = "group.session_timeout"
 		}
 		c.problem(path, "group.heartbeat_interval %s must be less than group.session_timeout %s, or members expire between heartbeats",
-			fmtDuration(hb), fmtDuration(st))
+			FormatDuration(hb), FormatDuration(st))
 	}
 	lo, hi := orDefault(g.MinSessionTimeout, def.MinSessionTimeout), orDefault(g.MaxSessionTimeout, def.MaxSessionTimeout)
 	if lo > 0 && hi > 0 && lo > hi {
-		c.problem("group.min_session_timeout", "group.min_session_timeout %s exceeds group.max_session_timeout %s", fmtDuration(lo), fmtDuration(hi))
+		c.problem("group.min_session_timeout", "group.min_session_timeout %s exceeds group.max_session_timeout %s", FormatDuration(lo), FormatDuration(hi))
 	}
 }
 
@@ -308,7 +308,7 @@ func (c *checker) checkTimeouts(layers []layer, who string) bool {
 		path = top.path + ".heartbeat_interval"
 	}
 	c.problem(path, "heartbeat_interval %s%s must be less than session_timeout %s%s%s; Kafka's classic consumer refuses to start otherwise",
-		fmtDuration(hb), from(hbFrom), fmtDuration(st), from(stFrom), who)
+		FormatDuration(hb), from(hbFrom), FormatDuration(st), from(stFrom), who)
 	return true
 }
 
@@ -340,10 +340,10 @@ func (c *checker) checkMembers() {
 		}
 		switch {
 		case m.Start < 0:
-			c.problem(path+".start", "start must not be negative, found %s", fmtDuration(m.Start))
+			c.problem(path+".start", "start must not be negative, found %s", FormatDuration(m.Start))
 		case s.Duration > 0 && m.Start >= s.Duration:
 			c.problem(path+".start", "start %s is at or after the %s horizon (duration), so the member would never run",
-				fmtDuration(m.Start), fmtDuration(s.Duration))
+				FormatDuration(m.Start), FormatDuration(s.Duration))
 		}
 		// Members expanded from one count: entry share their settings;
 		// one check covers them all.
@@ -396,14 +396,14 @@ func (c *checker) checkEvents() {
 		path := fmt.Sprintf("events[%d]", i)
 		if i > 0 && ev.At < s.Events[i-1].At {
 			c.problem(path+".at", "events must be sorted by time: events[%d] at %s comes after events[%d] at %s",
-				i, fmtDuration(ev.At), i-1, fmtDuration(s.Events[i-1].At))
+				i, FormatDuration(ev.At), i-1, FormatDuration(s.Events[i-1].At))
 		}
 		switch {
 		case ev.At < 0:
-			c.problem(path+".at", "at must not be negative, found %s", fmtDuration(ev.At))
+			c.problem(path+".at", "at must not be negative, found %s", FormatDuration(ev.At))
 		case s.Duration > 0 && ev.At >= s.Duration:
 			c.problem(path+".at", "%s at %s is at or after the %s horizon (duration), so it would never happen",
-				ev.Kind, fmtDuration(ev.At), fmtDuration(s.Duration))
+				ev.Kind, FormatDuration(ev.At), FormatDuration(s.Duration))
 		}
 		if !slices.Contains(eventKinds(), string(ev.Kind)) {
 			c.problem(path, "unknown event kind %q (allowed: %s)", short(string(ev.Kind)), strings.Join(eventKinds(), ", "))
@@ -439,7 +439,7 @@ func (c *checker) checkEvents() {
 			}
 			if ev.Partitions <= partitions[t] {
 				c.problem(path+".partitions", "add_partitions must grow topic %s: it has %d partitions by %s, and Kafka cannot shrink a topic; found %d",
-					ev.Topic, partitions[t], fmtDuration(ev.At), ev.Partitions)
+					ev.Topic, partitions[t], FormatDuration(ev.At), ev.Partitions)
 				continue
 			}
 			total += int64(ev.Partitions - partitions[t])

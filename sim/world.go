@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"rebalsim/kafka"
@@ -663,7 +664,7 @@ func (w *World) stopProcess(p *process, clean bool) {
 	} else {
 		w.ledger.ReleaseAll(p.idx)
 	}
-	for _, name := range sortedKeys(p.timers) {
+	for _, name := range slices.Sorted(maps.Keys(p.timers)) {
 		w.k.Cancel(p.timers[name])
 	}
 	p.timers = map[string]EventID{}
@@ -694,13 +695,4 @@ func (w *World) closeProcess(p *process) {
 		}
 	})
 	w.stepClient(p, AppThread, func(c Client, env ClientEnv, out *Effects) { c.Close(env, out) })
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

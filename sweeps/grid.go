@@ -177,7 +177,7 @@ func horizonWarnings(sc *sim.Scenario, label string) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: the rolling_restart at %s reaches %d of its %d members before the %s horizon (it would need %s); the rest never restart",
-			label, fmtDuration(ev.At), reached, n, fmtDuration(sc.Duration), fmtDuration(ev.At+time.Duration(n-1)*ev.Interval+ev.For)))
+			label, scenarios.FormatDuration(ev.At), reached, n, scenarios.FormatDuration(sc.Duration), scenarios.FormatDuration(ev.At+time.Duration(n-1)*ev.Interval+ev.For)))
 	}
 	return out
 }
@@ -191,18 +191,6 @@ func capWarnings(ws []string) []string {
 		return ws
 	}
 	return append(ws[:maxWarnings-1:maxWarnings-1], fmt.Sprintf("… and %d more warnings like these", len(ws)-(maxWarnings-1)))
-}
-
-// fmtDuration prints a duration as scenario files write it: 5m, not 5m0s.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // ParseVary reads a --vary flag, path=v1,v2,...: commas inside [], {} or
