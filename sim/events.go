@@ -99,27 +99,10 @@ func (w *World) scheduleRestart(p *process, at, down time.Duration, graceful boo
 	})
 }
 
+// pause freezes the whole process, both threads, for d: a stop-the-world
+// garbage collection.
 func (w *World) pause(p *process, d time.Duration) {
-	if !p.alive {
-		return
-	}
-	until := w.k.Now() + d
-	if p.paused && until <= p.pausedUntil {
-		return
-	}
-	w.blockApp(p, func() { p.paused = true })
-	p.pausedUntil = until
-	w.syncProcess(p)
-	if w.traceOn() {
-		w.emit(traceRecord{Event: "pause", Member: p.name, Detail: fmt.Sprintf("for %s", d)})
-	}
-	w.update(p)
-	inc := p.incarnation
-	w.at(until, func() {
-		if p.incarnation != inc || !p.paused || w.k.Now() < p.pausedUntil {
-			return
-		}
-		p.paused = false
+	w.block(p, &p.paused, &p.pausedUntil, "pause", d, func() {
 		if w.traceOn() {
 			w.emit(traceRecord{Event: "resume", Member: p.name})
 		}
@@ -127,32 +110,42 @@ func (w *World) pause(p *process, d time.Duration) {
 			p.finishAfterPause = nil
 			fn()
 		}
-		w.drain(p)
-		w.resumeApp(p)
 	})
 }
 
+// stall blocks the application thread for d (slow processing); the
+// background thread goes on.
 func (w *World) stall(p *process, d time.Duration) {
+	w.block(p, &p.stalled, &p.stalledUntil, "stall", d, nil)
+}
+
+// block sets *on until d from now (an overlapping block only extends it)
+// and, when it ends, runs wake, delivers what waited and resumes the
+// application thread.
+func (w *World) block(p *process, on *bool, until *time.Duration, kind string, d time.Duration, wake func()) {
 	if !p.alive {
 		return
 	}
-	until := w.k.Now() + d
-	if p.stalled && until <= p.stalledUntil {
+	end := w.k.Now() + d
+	if *on && end <= *until {
 		return
 	}
-	w.blockApp(p, func() { p.stalled = true })
-	p.stalledUntil = until
+	w.blockApp(p, func() { *on = true })
+	*until = end
 	w.syncProcess(p)
 	if w.traceOn() {
-		w.emit(traceRecord{Event: "stall", Member: p.name, Detail: fmt.Sprintf("for %s", d)})
+		w.emit(traceRecord{Event: kind, Member: p.name, Detail: fmt.Sprintf("for %s", d)})
 	}
 	w.update(p)
 	inc := p.incarnation
-	w.at(until, func() {
-		if p.incarnation != inc || !p.stalled || w.k.Now() < p.stalledUntil {
+	w.at(end, func() {
+		if p.incarnation != inc || !*on || w.k.Now() < *until {
 			return
 		}
-		p.stalled = false
+		*on = false
+		if wake != nil {
+			wake()
+		}
 		w.drain(p)
 		w.resumeApp(p)
 	})
