@@ -271,18 +271,29 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 	case MemberIDRequired:
 		c.memberID = r.MemberID
 		c.sendJoinGroup(env, out)
-	case UnknownMemberID, IllegalGeneration:
-		c.resetGeneration(r.Error == UnknownMemberID)
-		c.retry(env, string(r.Error), out)
-	case FencedInstanceID:
-		c.fatalError(string(r.Error), out)
 	case InconsistentGroupProtocol, GroupMaxSizeReached, "INVALID_SESSION_TIMEOUT":
 		// Kafka throws these from poll(); an application that keeps
 		// polling keeps failing the same way.
 		out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, Detail: fmt.Sprintf("JoinGroup failed with %s: assignors %v", r.Error, names(c.assignors))})
 		c.retry(env, string(r.Error), out)
 	default:
-		c.retry(env, string(r.Error), out)
+		c.onResponseError(env, r.Error, out)
+	}
+}
+
+// onResponseError handles the errors JoinGroup and SyncGroup responses
+// share: an unknown member or a stale generation resets the generation and
+// rejoins after a backoff; a fenced static instance is fatal, as Kafka's
+// FencedInstanceIdException is; anything else is retried.
+func (c *Client) onResponseError(env sim.ClientEnv, code ErrorCode, out *sim.Effects) {
+	switch code {
+	case UnknownMemberID, IllegalGeneration:
+		c.resetGeneration(code == UnknownMemberID)
+		c.retry(env, string(code), out)
+	case FencedInstanceID:
+		c.fatalError(string(code), out)
+	default:
+		c.retry(env, string(code), out)
 	}
 }
 
@@ -331,13 +342,8 @@ func (c *Client) onSyncGroupResponse(env sim.ClientEnv, r SyncGroupResponse, out
 		// Rejoin at once; onJoinPrepare has already run for this rebalance.
 		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, Failed: true})
 		c.sendJoinGroup(env, out)
-	case UnknownMemberID, IllegalGeneration:
-		c.resetGeneration(r.Error == UnknownMemberID)
-		c.retry(env, string(r.Error), out)
-	case FencedInstanceID:
-		c.fatalError(string(r.Error), out)
 	default:
-		c.retry(env, string(r.Error), out)
+		c.onResponseError(env, r.Error, out)
 	}
 }
 
