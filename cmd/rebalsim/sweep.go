@@ -37,15 +37,19 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 Runs the scenario at every point of a grid of varied values, on many seeds,
 under each protocol, in parallel, and summarises every metric per grid point
 and protocol (mean with its 95%% confidence interval, median, p90, p99, max).
-The grid comes from the scenario's sweep: block and --vary; paths are those
-of the scenario file (defaults.session_timeout, topics.orders.partitions,
-events[1].pause.for, ...) or a shorthand: %s.
+The grid comes from the scenario's sweep: block and --vary. A path names a
+value of the scenario file (defaults.session_timeout, group.heartbeat_interval,
+topics.orders.partitions, topics[0].rate, events[1].pause.for, duration, seed)
+or is a shorthand: members=N (the group's size), partitions=N (every topic),
+latency=V (network.latency), or a consumer setting such as session_timeout
+(defaults.<key>). A bad value stops the sweep before any run, naming the grid
+point and file:line:col.
 
 With --shard i/n only that slice runs (runs.csv and manifest.json); 'rebalsim
 merge' combines the n slices into the files a whole sweep writes.
 
 Flags:
-%s`, strings.Join(scenarios.OverridePaths(), ", "), fs.FlagUsages())
+%s`, fs.FlagUsages())
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
