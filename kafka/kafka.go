@@ -9,6 +9,7 @@
 package kafka
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -31,14 +32,17 @@ func (tp TopicPartition) Less(o TopicPartition) bool {
 	return tp.Partition < o.Partition
 }
 
+// Compare orders partitions by topic name, then partition number.
+func (tp TopicPartition) Compare(o TopicPartition) int {
+	if c := strings.Compare(tp.Topic, o.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(tp.Partition, o.Partition)
+}
+
 // SortPartitions sorts tps in (topic, partition) order.
 func SortPartitions(tps []TopicPartition) {
-	slices.SortFunc(tps, func(a, b TopicPartition) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		return int(a.Partition) - int(b.Partition)
-	})
+	slices.SortFunc(tps, TopicPartition.Compare)
 }
 
 // Topic is a topic's metadata as the group sees it.

@@ -1,10 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -57,7 +57,7 @@ func (w *World) result(series *Series) *Result {
 			p.idleTotal += l.overlap(p.idleSince, horizon)
 		}
 		if horizon > p.laneSince {
-			w.lanes = append(w.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(horizon)})
+			p.lanes = append(p.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(horizon)})
 		}
 	}
 	r := &Result{
@@ -112,39 +112,23 @@ func (w *World) result(series *Series) *Result {
 	if m.ZombieProcessingSeconds > 0 {
 		r.Findings = append(r.Findings, w.zombieFinding())
 	}
-	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].At < r.Findings[j].At })
-	r.Timeline = l.segments
-	sort.SliceStable(r.Timeline, func(i, j int) bool {
-		a, b := r.Timeline[i], r.Timeline[j]
-		if a.Partition != b.Partition {
-			return partitionLess(a.Partition, b.Partition)
-		}
-		return a.Start < b.Start
-	})
-	r.MemberTimeline = w.lanes
-	sort.SliceStable(r.MemberTimeline, func(i, j int) bool {
-		a, b := r.MemberTimeline[i], r.MemberTimeline[j]
-		if a.Member != b.Member {
-			return w.byName[a.Member] < w.byName[b.Member]
-		}
-		return a.Start < b.Start
-	})
+	slices.SortStableFunc(r.Findings, func(a, b Finding) int { return cmp.Compare(a.At, b.At) })
+	// Each partition's and each member's history is kept in time order;
+	// the result lists partitions by name (numerically) and members in
+	// scenario order.
+	r.Timeline = l.history()
+	n := 0
+	for _, p := range w.procs {
+		n += len(p.lanes)
+	}
+	r.MemberTimeline = make([]MemberSegment, 0, n)
+	for _, p := range w.procs {
+		r.MemberTimeline = append(r.MemberTimeline, p.lanes...)
+	}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
 	return r
-}
-
-// partitionLess orders "topic-N" names by topic, then numerically by N.
-func partitionLess(a, b string) bool {
-	ia, ib := strings.LastIndexByte(a, '-'), strings.LastIndexByte(b, '-')
-	if a[:ia] != b[:ib] {
-		return a[:ia] < b[:ib]
-	}
-	if len(a)-ia != len(b)-ib {
-		return len(a)-ia < len(b)-ib
-	}
-	return a[ia:] < b[ia:]
 }
 
 // notConvergedFinding names the members and partitions still pending at

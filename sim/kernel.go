@@ -23,6 +23,8 @@ type Kernel struct {
 	executed uint64
 	// shuffle, when non-nil, draws tie-breakers for simultaneous events.
 	shuffle func() uint64
+	// afterEach, when non-nil, runs after every event.
+	afterEach func()
 }
 
 // EventID identifies a scheduled event so that it can be cancelled.
@@ -36,6 +38,10 @@ func NewKernel() *Kernel {
 // ShuffleTies makes the kernel order simultaneous events by draws from next
 // instead of by scheduling order.
 func (k *Kernel) ShuffleTies(next func() uint64) { k.shuffle = next }
+
+// AfterEach sets a function to run after every event: the place for
+// invariant checks that must see every state the run passes through.
+func (k *Kernel) AfterEach(fn func()) { k.afterEach = fn }
 
 // Now is the current virtual time.
 func (k *Kernel) Now() time.Duration { return k.now }
@@ -95,6 +101,9 @@ func (k *Kernel) Step(until time.Duration) bool {
 		k.now = ev.at
 		k.executed++
 		ev.fn()
+		if k.afterEach != nil {
+			k.afterEach()
+		}
 		return true
 	}
 	return false

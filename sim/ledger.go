@@ -45,7 +45,6 @@ type Ledger struct {
 	zombieMembers []string
 
 	timeline    bool
-	segments    []Segment
 	doubleSince map[int]time.Duration
 	findings    []Finding
 }
@@ -101,7 +100,9 @@ type partLedger struct {
 	active   bool // contributes to sumA/sumS
 	zeroVer  int
 
-	// timeline segment in progress
+	// segments is the partition's ownership history (if recorded), and
+	// the segment in progress.
+	segments []Segment
 	segOwner string
 	segState string
 	segStart time.Duration
@@ -289,7 +290,7 @@ func (l *Ledger) refresh(idx int) {
 		}
 		if segOwner != p.segOwner || segState != p.segState {
 			if t > p.segStart {
-				l.segments = append(l.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
+				p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
 			}
 			p.segOwner, p.segState, p.segStart = segOwner, segState, t
 		}
@@ -586,9 +587,25 @@ func (l *Ledger) finish() {
 			p.maxGap = math.Max(p.maxGap, sec(t)-p.gapStart)
 		}
 		if l.timeline && t > p.segStart {
-			l.segments = append(l.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
+			p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
 		}
 	}
+}
+
+// history returns every partition's history, partitions ordered by topic
+// and then numerically.
+func (l *Ledger) history() []Segment {
+	parts := slices.Clone(l.parts)
+	slices.SortStableFunc(parts, func(a, b *partLedger) int { return a.tp.Compare(b.tp) })
+	n := 0
+	for _, p := range parts {
+		n += len(p.segments)
+	}
+	out := make([]Segment, 0, n)
+	for _, p := range parts {
+		out = append(out, p.segments...)
+	}
+	return out
 }
 
 type zeroAt struct {

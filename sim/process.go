@@ -37,7 +37,7 @@ type process struct {
 	appBlocked time.Duration // when the application thread last stopped polling
 
 	pollPending bool
-	timers      map[string]EventID
+	timers      map[string]*timer
 	autoCommit  EventID
 	closing     bool
 	closeDue    EventID
@@ -49,12 +49,14 @@ type process struct {
 	lastToCoord, lastFromCoord time.Duration
 
 	// Derived flags, kept in step by World.update.
-	ready      bool
-	idle       bool
-	idleSince  time.Duration
-	idleTotal  float64
-	lane       string
-	laneSince  time.Duration
+	ready     bool
+	idle      bool
+	idleSince time.Duration
+	idleTotal float64
+	lane      string
+	laneSince time.Duration
+	// lanes is the member's swim-lane history, in time order.
+	lanes      []MemberSegment
 	metrics    clientMetrics
 	joinFailed bool
 }

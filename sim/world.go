@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"time"
 
 	"rebalsim/kafka"
@@ -24,7 +22,7 @@ type World struct {
 	rates    map[string]float64
 
 	coord       GroupCoordinator
-	coordTimers map[string]EventID
+	coordTimers map[string]*timer
 	groupCfg    GroupConfig
 
 	procs  []*process
@@ -40,7 +38,6 @@ type World struct {
 
 	disturbances []Disturbance
 	findings     []Finding
-	lanes        []MemberSegment
 
 	trace    io.Writer
 	traceErr error
@@ -93,13 +90,14 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	}
 	w := &World{
 		k: NewKernel(), sc: sc, opts: opts, streams: NewStreams(seed), models: models,
-		rates: map[string]float64{}, coordTimers: map[string]EventID{},
+		rates: map[string]float64{}, coordTimers: map[string]*timer{},
 		byName: map[string]int{}, memberProc: map[string]int{}, trace: opts.Trace,
 	}
 	if opts.ShuffleTies {
 		r := w.streams.Stream("kernel/ties")
 		w.k.ShuffleTies(r.Uint64)
 	}
+	w.k.AfterEach(w.checkConvergence)
 	w.groupCfg = ResolveGroupConfig(sc.Group)
 	w.ledger = newLedger(w.k.Now, windowStart(sc), opts.Timeline)
 	for _, t := range sc.Topics {
@@ -112,7 +110,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
-		p := &process{idx: i, name: m.ID, spec: m, cfg: cfg, timers: map[string]EventID{},
+		p := &process{idx: i, name: m.ID, spec: m, cfg: cfg, timers: map[string]*timer{},
 			latency: NewSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
 			pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down"}
 		w.procs = append(w.procs, p)
@@ -194,13 +192,10 @@ func windowStart(sc *Scenario) time.Duration {
 	return start
 }
 
-// at schedules fn and checks convergence after it: every kernel event goes
-// through here, so the convergence history is exact.
+// at schedules fn. The kernel checks convergence after every event (see
+// Run), so the convergence history is exact.
 func (w *World) at(t time.Duration, fn func()) EventID {
-	return w.k.At(t, func() {
-		fn()
-		w.checkConvergence()
-	})
+	return w.k.At(t, fn)
 }
 
 func (w *World) checkConvergence() {
@@ -258,25 +253,30 @@ func (w *World) stepClient(p *process, t Thread, input func(c Client, env Client
 	if !p.alive {
 		return
 	}
-	inc := p.incarnation
-	run := func() {
-		if !p.alive || p.incarnation != inc {
-			return
-		}
-		out := w.effects()
-		input(p.client, w.clientEnv(p), out)
-		w.applyClient(p, out)
-		w.release(out)
-	}
-	if !p.runnable(t) {
-		if t == BackgroundThread {
-			p.bgInbox = append(p.bgInbox, run)
-		} else {
-			p.appInbox = append(p.appInbox, run)
-		}
+	if p.runnable(t) {
+		w.runClient(p, input)
 		return
 	}
-	run()
+	// The thread is blocked: the input waits, unless the process has died
+	// or restarted by the time it runs.
+	inc := p.incarnation
+	deferred := func() {
+		if p.alive && p.incarnation == inc {
+			w.runClient(p, input)
+		}
+	}
+	if t == BackgroundThread {
+		p.bgInbox = append(p.bgInbox, deferred)
+	} else {
+		p.appInbox = append(p.appInbox, deferred)
+	}
+}
+
+func (w *World) runClient(p *process, input func(c Client, env ClientEnv, out *Effects)) {
+	out := w.effects()
+	input(p.client, w.clientEnv(p), out)
+	w.applyClient(p, out)
+	w.release(out)
 }
 
 func (w *World) applyClient(p *process, out *Effects) {
@@ -286,7 +286,7 @@ func (w *World) applyClient(p *process, out *Effects) {
 		w.clientNote(p, n)
 	}
 	for _, s := range sends {
-		w.send(self, s.To, s.Msg, s.Thread)
+		w.send(p, self, s.To, s.Msg, s.Thread)
 	}
 	for _, tr := range timers {
 		w.clientTimer(p, tr)
@@ -303,20 +303,11 @@ func (w *World) applyClient(p *process, out *Effects) {
 }
 
 func (w *World) clientTimer(p *process, tr TimerRequest) {
-	if id, ok := p.timers[tr.Name]; ok {
-		w.k.Cancel(id)
-		delete(p.timers, tr.Name)
-	}
-	if tr.Cancel {
-		return
-	}
 	name, thread, inc := tr.Name, tr.Thread, p.incarnation
-	p.timers[name] = w.at(tr.At, func() {
-		if p.incarnation != inc {
-			return
+	w.setTimer(p.timers, tr, func() {
+		if p.incarnation == inc {
+			w.stepClient(p, thread, func(c Client, env ClientEnv, out *Effects) { c.Timer(env, name, out) })
 		}
-		delete(p.timers, name)
-		w.stepClient(p, thread, func(c Client, env ClientEnv, out *Effects) { c.Timer(env, name, out) })
 	})
 }
 
@@ -326,19 +317,13 @@ func (w *World) applyCoordinator(out *Effects) {
 		w.coordNote(n)
 	}
 	for _, s := range sends {
-		w.send(Coordinator, s.To, s.Msg, s.Thread)
+		if i, ok := w.byName[s.To.Process]; ok {
+			w.send(w.procs[i], Coordinator, s.To, s.Msg, s.Thread)
+		}
 	}
 	for _, tr := range timers {
-		if id, ok := w.coordTimers[tr.Name]; ok {
-			w.k.Cancel(id)
-			delete(w.coordTimers, tr.Name)
-		}
-		if tr.Cancel {
-			continue
-		}
 		name := tr.Name
-		w.coordTimers[name] = w.at(tr.At, func() {
-			delete(w.coordTimers, name)
+		w.setTimer(w.coordTimers, tr, func() {
 			out := w.effects()
 			w.coord.Timer(w.coordEnv(), name, out)
 			w.applyCoordinator(out)
@@ -349,12 +334,9 @@ func (w *World) applyCoordinator(out *Effects) {
 
 // send delivers msg after the network's latency, keeping each direction
 // of a connection in order, and drops it if either end is cut off.
-func (w *World) send(from, to Endpoint, msg Message, thread Thread) {
-	member := from
-	if from.Process == CoordinatorProcess {
-		member = to
-	}
-	p := w.procs[w.byName[member.Process]]
+//
+// p is the member process at the other end from the coordinator.
+func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) {
 	now := w.k.Now()
 	if now < p.cutOffUntil {
 		if w.traceOn() {
@@ -600,7 +582,7 @@ func (w *World) update(p *process) {
 	}
 	if lane != p.lane {
 		if now > p.laneSince {
-			w.lanes = append(w.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(now)})
+			p.lanes = append(p.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(now)})
 		}
 		p.lane, p.laneSince = lane, now
 	}
@@ -664,10 +646,8 @@ func (w *World) stopProcess(p *process, clean bool) {
 	} else {
 		w.ledger.ReleaseAll(p.idx)
 	}
-	for _, name := range slices.Sorted(maps.Keys(p.timers)) {
-		w.k.Cancel(p.timers[name])
-	}
-	p.timers = map[string]EventID{}
+	w.stopTimers(p.timers)
+	p.timers = map[string]*timer{}
 	w.k.Cancel(p.autoCommit)
 	w.k.Cancel(p.closeDue)
 	p.alive, p.client, p.closing, p.catchingUp = false, nil, false, false
