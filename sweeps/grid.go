@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"rebalsim"
 	"rebalsim/report"
@@ -154,32 +153,12 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 			return nil, fmt.Errorf("grid point %d (%s): %w", i, g.Label(i), err)
 		}
 		g.Points[i].Scenario = sc
-		warnings = append(warnings, horizonWarnings(sc, g.Label(i))...)
+		for _, w := range scenarios.Warnings(sc) {
+			warnings = append(warnings, g.Label(i)+": "+w)
+		}
 	}
 	g.Warnings = capWarnings(warnings)
 	return g, nil
-}
-
-// horizonWarnings says when a rolling restart does not reach all its
-// members before the horizon. A sweep over member counts meets it often:
-// the restart's length grows with the group and the horizon does not.
-// The runs are still well defined (they measure the horizon's worth of
-// the deploy), but a reader comparing points must know.
-func horizonWarnings(sc *sim.Scenario, label string) []string {
-	var out []string
-	for _, ev := range sc.Events {
-		n := len(ev.Members)
-		if ev.Kind != sim.EventRollingRestart || n < 2 || ev.Interval <= 0 {
-			continue
-		}
-		reached := int((sc.Duration-ev.At-1)/ev.Interval) + 1
-		if reached >= n {
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s: the rolling_restart at %s reaches %d of its %d members before the %s horizon (it would need %s); the rest never restart",
-			label, scenarios.FormatDuration(ev.At), reached, n, scenarios.FormatDuration(sc.Duration), scenarios.FormatDuration(ev.At+time.Duration(n-1)*ev.Interval+ev.For)))
-	}
-	return out
 }
 
 // maxWarnings bounds the warnings listed; a large grid would repeat one

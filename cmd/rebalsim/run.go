@@ -81,6 +81,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	if err != nil {
 		return exitBadInput, usageError{err}
 	}
+	warn(stderr, sc)
 	opts := rebalsim.Options{Protocols: f.protocols, Seed: f.seed, Timeline: !f.noTimeline, ShuffleTies: f.shuffleTies}
 	var traces []*atomicfile.File
 	if f.trace {
@@ -165,4 +166,11 @@ func exitCodeFor(rep *report.Report) int {
 		}
 	}
 	return exitOK
+}
+
+// warn prints the scenario's warnings (legal but probably unintended).
+func warn(w io.Writer, sc *sim.Scenario) {
+	for _, msg := range scenarios.Warnings(sc) {
+		fmt.Fprintf(w, "warning: %s: %s\n", sc.Name, msg)
+	}
 }
