@@ -208,3 +208,19 @@ func TestRunIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestNaiveAssignorMovesMostPartitions is the lab's variation 2: a
+// partition-modulo-members rule (roundrobin) before and after a join moves
+// most partitions; a sticky strategy moves the minimum.
+func TestNaiveAssignorMovesMostPartitions(t *testing.T) {
+	sc := withStart(classicGroup(4, 2*time.Minute), "c4", 30*time.Second)
+	roundrobin := []string{"roundrobin"}
+	sc.Defaults.Assignors = &roundrobin
+	naive := runClassic(t, sc, sim.ProtocolEager).Metrics.MovedPartitions
+	sticky := runClassic(t, withStart(classicGroup(4, 2*time.Minute), "c4", 30*time.Second), sim.ProtocolCooperative).Metrics.MovedPartitions
+	// 0..11 round-robin over 3 members, then over 4: only partitions 0, 1
+	// and 2 keep their owner.
+	if naive != 9 || sticky != 3 {
+		t.Errorf("roundrobin moved %d (want 9 of 12), cooperative-sticky %d (want 3)", naive, sticky)
+	}
+}
