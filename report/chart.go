@@ -81,6 +81,8 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 //   - ownership-<protocol>: a row per partition, coloured by owner;
 //   - members-<protocol>: a swim lane per member, coloured by state.
 //
+// The last two need the run's histories and are left out without them.
+//
 // Charts only build the drawings; nothing is rendered until a Write
 // method or WriteCharts is called.
 func Charts(r *Report) ([]Chart, error) {
@@ -107,11 +109,18 @@ func Charts(r *Report) ([]Chart, error) {
 		lagChart(r, looks, names, end),
 		movementChart(r, looks, names, end),
 	}
+	// A run made without its histories (rebalsim run --no-timeline) has
+	// nothing to draw in these two: they are left out rather than drawn
+	// empty.
 	for i, run := range r.Runs {
-		charts = append(charts, ownershipChart(r, order, run, names[i], end))
+		if len(run.Timeline) > 0 {
+			charts = append(charts, ownershipChart(r, order, run, names[i], end))
+		}
 	}
 	for i, run := range r.Runs {
-		charts = append(charts, membersChart(r, order, run, names[i], end))
+		if len(run.MemberTimeline) > 0 {
+			charts = append(charts, membersChart(r, order, run, names[i], end))
+		}
 	}
 	return charts, nil
 }

@@ -56,7 +56,7 @@ func (w *World) result(series *Series) *Result {
 		if p.idle {
 			p.idleTotal += l.overlap(p.idleSince, horizon)
 		}
-		if horizon > p.laneSince {
+		if horizon > p.laneSince && w.opts.Timeline {
 			p.lanes = append(p.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(horizon)})
 		}
 	}

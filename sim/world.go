@@ -71,7 +71,9 @@ type RunOptions struct {
 	Seed uint64
 	// Trace, when set, receives a JSONL record of every message and state change.
 	Trace io.Writer
-	// Timeline records the per-partition ownership history (large for big groups).
+	// Timeline records the per-partition ownership history and the
+	// per-member activity lanes (large for big groups: they grow with
+	// partitions and members times rebalances).
 	Timeline bool
 	// ShuffleTies orders simultaneous events randomly (from the seed).
 	ShuffleTies bool
@@ -581,7 +583,7 @@ func (w *World) update(p *process) {
 		lane = "processing"
 	}
 	if lane != p.lane {
-		if now > p.laneSince {
+		if now > p.laneSince && w.opts.Timeline {
 			p.lanes = append(p.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(now)})
 		}
 		p.lane, p.laneSince = lane, now

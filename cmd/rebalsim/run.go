@@ -38,7 +38,7 @@ func (f *simulateFlags) register(fs *pflag.FlagSet, protocolFlag, protocolHelp s
 	fs.BoolVar(&f.trace, "trace", false, "also write a JSONL trace of every message and state change per protocol (needs --out)")
 	fs.StringVar(&f.format, "format", "table", "what to print: table, json, csv or markdown")
 	fs.BoolVar(&f.shuffleTies, "shuffle-ties", false, "order simultaneous events randomly (from the seed)")
-	fs.BoolVar(&f.noTimeline, "no-timeline", false, "skip the per-partition ownership timeline (smaller results for big groups)")
+	fs.BoolVar(&f.noTimeline, "no-timeline", false, "skip the per-partition ownership timeline and the member lanes (much smaller results for big groups; their charts are left out)")
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
