@@ -50,7 +50,7 @@ func (w *World) schedule(ev Event) {
 	case EventAddPartitions:
 		end = ev.At
 		label = fmt.Sprintf("add_partitions %s→%d", ev.Topic, ev.Partitions)
-		w.at(ev.At, func() { w.addPartitions(ev.Topic, ev.Partitions) })
+		w.k.At(ev.At, func() { w.addPartitions(ev.Topic, ev.Partitions) })
 	case EventSubscribe:
 		end = ev.At
 		label = fmt.Sprintf("subscribe %s to %s", strings.Join(ev.Members, ","), strings.Join(ev.Topics, ","))
@@ -67,7 +67,7 @@ func (w *World) proc(name string) *process { return w.procs[w.byName[name]] }
 
 // forEach schedules fn for every target member at the event's time.
 func (w *World) forEach(ev Event, fn func(p *process)) {
-	w.at(ev.At, func() {
+	w.k.At(ev.At, func() {
 		for _, name := range ev.Members {
 			if i, ok := w.byName[name]; ok {
 				fn(w.procs[i])
@@ -77,7 +77,7 @@ func (w *World) forEach(ev Event, fn func(p *process)) {
 }
 
 func (w *World) scheduleRestart(p *process, at, down time.Duration, graceful bool, set ConsumerSettings) {
-	w.at(at, func() {
+	w.k.At(at, func() {
 		if !p.alive {
 			return
 		}
@@ -87,7 +87,7 @@ func (w *World) scheduleRestart(p *process, at, down time.Duration, graceful boo
 			w.stopProcess(p, false)
 		}
 	})
-	w.at(at+down, func() {
+	w.k.At(at+down, func() {
 		if p.alive {
 			// A graceful close that has not finished yet is cut short.
 			w.stopProcess(p, false)
@@ -138,7 +138,7 @@ func (w *World) block(p *process, on *bool, until *time.Duration, kind string, d
 	}
 	w.update(p)
 	inc := p.incarnation
-	w.at(end, func() {
+	w.k.At(end, func() {
 		if p.incarnation != inc || !*on || w.k.Now() < *until {
 			return
 		}

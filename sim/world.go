@@ -128,7 +128,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	w.flips = append(w.flips, flip{0, w.converged})
 	for _, p := range w.procs {
 		p := p
-		w.at(p.spec.Start, func() { w.startProcess(p) })
+		w.k.At(p.spec.Start, func() { w.startProcess(p) })
 		if p.spec.Start > 0 {
 			w.disturb(Disturbance{Kind: string(EventStart), Members: []string{p.name}, Start: sec(p.spec.Start), End: sec(p.spec.Start), Label: "start " + p.name})
 		}
@@ -192,12 +192,6 @@ func windowStart(sc *Scenario) time.Duration {
 		return 0
 	}
 	return start
-}
-
-// at schedules fn. The kernel checks convergence after every event (see
-// Run), so the convergence history is exact.
-func (w *World) at(t time.Duration, fn func()) EventID {
-	return w.k.At(t, fn)
 }
 
 func (w *World) checkConvergence() {
@@ -358,7 +352,7 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "send", From: &from, To: &to, Msg: msg.Kind(), Body: msg})
 	}
-	w.at(arrive, func() {
+	w.k.At(arrive, func() {
 		if w.k.Now() < p.cutOffUntil {
 			if w.traceOn() {
 				w.emit(traceRecord{Event: "drop", From: &from, To: &to, Msg: msg.Kind(), Detail: "network partition"})
@@ -391,7 +385,7 @@ func (w *World) schedulePoll(p *process) {
 	batch = min(batch, time.Second)
 	delay := time.Duration(p.pollRng.Int64N(int64(batch) + 1))
 	inc := p.incarnation
-	w.at(w.k.Now()+delay, func() {
+	w.k.At(w.k.Now()+delay, func() {
 		if p.incarnation != inc {
 			return
 		}
@@ -431,7 +425,7 @@ func (w *World) runCallbacks(p *process) {
 		w.emit(traceRecord{Event: "callback_start", Member: p.name, Detail: fmt.Sprintf("%s %v", cb.Kind, cb.Partitions)})
 	}
 	inc := p.incarnation
-	w.at(w.k.Now()+d, func() {
+	w.k.At(w.k.Now()+d, func() {
 		if p.incarnation != inc {
 			return
 		}
@@ -626,7 +620,7 @@ func (w *World) scheduleAutoCommit(p *process) {
 		return
 	}
 	inc := p.incarnation
-	p.autoCommit = w.at(w.k.Now()+p.cfg.AutoCommitInterval, func() {
+	p.autoCommit = w.k.At(w.k.Now()+p.cfg.AutoCommitInterval, func() {
 		if p.incarnation != inc || !p.alive {
 			return
 		}
@@ -671,7 +665,7 @@ func (w *World) closeProcess(p *process) {
 	}
 	p.closing = true
 	inc := p.incarnation
-	p.closeDue = w.at(w.k.Now()+30*time.Second, func() {
+	p.closeDue = w.k.At(w.k.Now()+30*time.Second, func() {
 		if p.incarnation == inc {
 			w.stopProcess(p, false)
 		}
