@@ -129,22 +129,7 @@ func writeHTML(w io.Writer, r *Report, charts []renderedChart) error {
 	writeScenarioHTML(h, r)
 	writeSummaryHTML(h, r)
 	writeFindingsHTML(h, r)
-	if len(charts) > 0 {
-		h.raw("<section id=\"charts\">\n<h2>Charts</h2>\n")
-		for _, rc := range charts {
-			h.raw("<figure id=\"chart-" + escapeHTML(rc.chart.Name) + "\">\n")
-			width, height := rc.chart.size()
-			h.raw(fmt.Sprintf("<img alt=\"%s\" width=\"%d\" height=\"%d\" src=\"%s\"/>\n",
-				escapeHTML(rc.chart.Title), int(width.Dots(pngDPI)+0.5), int(height.Dots(pngDPI)+0.5),
-				dataURI("image/png", rc.png)))
-			h.raw("<figcaption><b>")
-			h.text(rc.chart.Title)
-			h.raw("</b>")
-			h.text(rc.chart.Caption)
-			h.raw("</figcaption>\n</figure>\n")
-		}
-		h.raw("</section>\n")
-	}
+	writeChartsHTML(h, charts)
 	writeMemberMetricsHTML(h, r)
 
 	h.raw("<footer>")
@@ -418,4 +403,26 @@ func writeMemberMetricsHTML(h htmlWriter, r *Report) {
 		h.raw("</table>\n")
 	}
 	h.raw("</details>\n</section>\n")
+}
+
+// writeChartsHTML embeds the rendered charts as PNG data URIs, each with
+// its caption; nothing when there are none.
+func writeChartsHTML(h htmlWriter, charts []renderedChart) {
+	if len(charts) == 0 {
+		return
+	}
+	h.raw("<section id=\"charts\">\n<h2>Charts</h2>\n")
+	for _, rc := range charts {
+		h.raw("<figure id=\"chart-" + escapeHTML(rc.chart.Name) + "\">\n")
+		width, height := rc.chart.size()
+		h.raw(fmt.Sprintf("<img alt=\"%s\" width=\"%d\" height=\"%d\" src=\"%s\"/>\n",
+			escapeHTML(rc.chart.Title), int(width.Dots(pngDPI)+0.5), int(height.Dots(pngDPI)+0.5),
+			dataURI("image/png", rc.png)))
+		h.raw("<figcaption><b>")
+		h.text(rc.chart.Title)
+		h.raw("</b>")
+		h.text(rc.chart.Caption)
+		h.raw("</figcaption>\n</figure>\n")
+	}
+	h.raw("</section>\n")
 }
