@@ -359,6 +359,12 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 			}
 			return
 		}
+		if w.traceOn() {
+			// Delivery time, so a reader sees each message's latency; the
+			// body was traced with the send. A message to a process that
+			// has since died is still delivered here and then ignored.
+			w.emit(traceRecord{Event: "recv", From: &from, To: &to, Msg: msg.Kind()})
+		}
 		if to.Process == CoordinatorProcess {
 			out := w.effects()
 			w.coord.Receive(w.coordEnv(), from, msg, out)
