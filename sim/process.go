@@ -39,9 +39,13 @@ type process struct {
 	pollPending bool
 	timers      map[string]*timer
 	autoCommit  EventID
-	closing     bool
-	closeDue    EventID
-	cutOffUntil time.Duration
+	// autoCommitIdle is set while auto-commit ticks are stopped because
+	// the member owns nothing; startedAt anchors their cadence.
+	autoCommitIdle bool
+	startedAt      time.Duration
+	closing        bool
+	closeDue       EventID
+	cutOffUntil    time.Duration
 
 	latency *Sampler
 	pollRng *rand.Rand

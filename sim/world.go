@@ -422,6 +422,7 @@ func (w *World) runCallbacks(p *process) {
 		d += p.cfg.RevokeCallback
 	case CallbackAssigned:
 		w.ledger.Assign(p.idx, cb.Partitions)
+		w.resumeAutoCommit(p)
 		d += p.cfg.AssignCallback
 	case CallbackLost:
 		w.ledger.Release(p.idx, cb.Partitions, false)
@@ -610,6 +611,7 @@ func (w *World) startProcess(p *process) {
 		return
 	}
 	p.alive, p.paused, p.stalled, p.appBusy, p.closing, p.catchingUp = true, false, false, false, false, false
+	p.startedAt, p.autoCommitIdle = w.k.Now(), false
 	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
 	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
 	w.syncProcess(p)
@@ -621,12 +623,24 @@ func (w *World) startProcess(p *process) {
 	w.scheduleAutoCommit(p)
 }
 
+// scheduleAutoCommit arms the next auto-commit tick: every
+// auto_commit_interval from the start of the incarnation, inside poll().
+// A member that owns nothing has nothing to commit, so its ticks stop and
+// resume, on the same cadence, when it is assigned partitions (see
+// resumeAutoCommit): in a large group of mostly idle members those no-op
+// ticks would be a tenth of all events.
 func (w *World) scheduleAutoCommit(p *process) {
 	if !p.cfg.EnableAutoCommit || p.cfg.AutoCommitInterval <= 0 {
 		return
 	}
+	if w.ledger.Owns(p.idx) == 0 {
+		p.autoCommitIdle = true
+		return
+	}
+	now, every := w.k.Now(), p.cfg.AutoCommitInterval
+	next := p.startedAt + (((now-p.startedAt)/every)+1)*every
 	inc := p.incarnation
-	p.autoCommit = w.k.At(w.k.Now()+p.cfg.AutoCommitInterval, func() {
+	p.autoCommit = w.k.At(next, func() {
 		if p.incarnation != inc || !p.alive {
 			return
 		}
@@ -635,6 +649,15 @@ func (w *World) scheduleAutoCommit(p *process) {
 		w.stepClient(p, AppThread, func(Client, ClientEnv, *Effects) { w.ledger.Commit(p.idx) })
 		w.scheduleAutoCommit(p)
 	})
+}
+
+// resumeAutoCommit restarts the ticks of a member that had stopped them
+// for owning nothing.
+func (w *World) resumeAutoCommit(p *process) {
+	if p.autoCommitIdle && w.ledger.Owns(p.idx) > 0 {
+		p.autoCommitIdle = false
+		w.scheduleAutoCommit(p)
+	}
 }
 
 // stopProcess takes a process down. A crash loses what it processed since
