@@ -385,3 +385,12 @@ func commonWordPrefix(ds []sim.Disturbance) string {
 	}
 	return strings.Join(words[:n], " ")
 }
+
+// plotChart is a slide-sized chart of one plot under a title, a subtitle
+// and a legend: the shape of every chart but the multi-panel ones.
+func plotChart(name, title, subtitle, caption string, legend []legendItem, p *plot.Plot) Chart {
+	return Chart{
+		Name: name, Title: title, Caption: caption, Width: chartWidth, Height: chartHeight,
+		Render: figure{title: title, subtitle: subtitle, legend: legend, body: func(c draw.Canvas) { p.Draw(c) }}.draw,
+	}
+}

@@ -114,17 +114,7 @@ func writeHTML(w io.Writer, r *Report, charts []renderedChart) error {
 	h := htmlWriter{bw}
 	name := scenarioName(r)
 
-	h.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-	h.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	h.elem("title", "", "rebalsim: "+name)
-	h.raw("\n<style>" + pageCSS + "</style>\n</head>\n<body>\n")
-
-	h.elem("h1", "", "rebalsim: "+name)
-	h.raw("\n")
-	if d := r.Scenario.Description; d != "" {
-		h.elem("p", ` class="lead"`, d)
-		h.raw("\n")
-	}
+	writePageHead(h, "rebalsim: "+name, r.Scenario.Description)
 
 	writeScenarioHTML(h, r)
 	writeSummaryHTML(h, r)
@@ -425,4 +415,19 @@ func writeChartsHTML(h htmlWriter, charts []renderedChart) {
 		h.raw("</figcaption>\n</figure>\n")
 	}
 	h.raw("</section>\n")
+}
+
+// writePageHead opens a self-contained page: the inline style sheet, the
+// title as heading and the description as lead paragraph.
+func writePageHead(h htmlWriter, title, description string) {
+	h.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
+	h.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+	h.elem("title", "", title)
+	h.raw("\n<style>" + pageCSS + "</style>\n</head>\n<body>\n")
+	h.elem("h1", "", title)
+	h.raw("\n")
+	if description != "" {
+		h.elem("p", ` class="lead"`, description)
+		h.raw("\n")
+	}
 }

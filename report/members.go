@@ -1,8 +1,6 @@
 package report
 
 import (
-	"gonum.org/v1/plot/vg/draw"
-
 	"rebalsim/sim"
 )
 
@@ -44,17 +42,6 @@ func membersChart(r *Report, order *memberOrder, run *sim.Result, name string, e
 	for _, st := range memberStates() {
 		legend = append(legend, legendItem{name: st, thumb: swatch(memberStateLook(st))})
 	}
-	return Chart{
-		Name:    "members-" + name,
-		Title:   "Member activity — " + run.Protocol,
-		Caption: "Each row is a member over virtual time, coloured by what it was doing: green is processing, hatched orange is waiting in a rebalance, purple paused, blue stalled, dark red fenced, black down. A stop-the-world rebalance shows as every row leaving green at once.",
-		Width:   chartWidth,
-		Height:  chartHeight,
-		Render: figure{
-			title:    "Member activity — " + run.Protocol,
-			subtitle: scenarioName(r) + ": " + rowsNote(len(idx), len(members), "members", " in scenario order"),
-			legend:   legend,
-			body:     func(c draw.Canvas) { p.Draw(c) },
-		}.draw,
-	}
+	return plotChart("members-"+name, "Member activity — "+run.Protocol, scenarioName(r)+": "+rowsNote(len(idx), len(members), "members", " in scenario order"),
+		"Each row is a member over virtual time, coloured by what it was doing: green is processing, hatched orange is waiting in a rebalance, purple paused, blue stalled, dark red fenced, black down. A stop-the-world rebalance shows as every row leaving green at once.", legend, p)
 }

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"gonum.org/v1/plot/vg/draw"
-
 	"rebalsim/sim"
 )
 
@@ -98,19 +96,8 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 	if len(order.names) > memberPaletteSize {
 		subtitle += "; member colours repeat every 12"
 	}
-	return Chart{
-		Name:    "ownership-" + name,
-		Title:   "Partition ownership — " + run.Protocol,
-		Caption: "Each row is a partition over virtual time, coloured by its owner: blank means nobody owns it, lighter and hatched means its owner is not processing, red means two owners at once. Dashed lines mark disturbances, grey bands their duration.",
-		Width:   chartWidth,
-		Height:  chartHeight,
-		Render: figure{
-			title:    "Partition ownership — " + run.Protocol,
-			subtitle: subtitle,
-			legend:   legend,
-			body:     func(c draw.Canvas) { p.Draw(c) },
-		}.draw,
-	}
+	return plotChart("ownership-"+name, "Partition ownership — "+run.Protocol, subtitle,
+		"Each row is a partition over virtual time, coloured by its owner: blank means nobody owns it, lighter and hatched means its owner is not processing, red means two owners at once. Dashed lines mark disturbances, grey bands their duration.", legend, p)
 }
 
 // finalOwnerIndex is the member number of the partition's last owner, or

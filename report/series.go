@@ -65,19 +65,8 @@ func processingChart(r *Report, looks []protocolLook, names []string, end float6
 		ticks = append(ticks, plot.Tick{Value: v, Label: trimFloat(v)})
 	}
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
-	return Chart{
-		Name:    "processing",
-		Title:   "Processing availability",
-		Caption: "The share of partitions being processed at each instant, one line per protocol: a dip is downtime, and the area above a dip is downtime_partition_seconds.",
-		Width:   chartWidth,
-		Height:  chartHeight,
-		Render: figure{
-			title:    "Processing availability",
-			subtitle: scenarioName(r) + ": share of partitions with an owner that is processing them",
-			legend:   legend,
-			body:     func(c draw.Canvas) { p.Draw(c) },
-		}.draw,
-	}
+	return plotChart("processing", "Processing availability", scenarioName(r)+": share of partitions with an owner that is processing them",
+		"The share of partitions being processed at each instant, one line per protocol: a dip is downtime, and the area above a dip is downtime_partition_seconds.", legend, p)
 }
 
 func lagChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
@@ -87,19 +76,8 @@ func lagChart(r *Report, looks []protocolLook, names []string, end float64) Char
 	p.Y.Min = 0
 	headroom(p)
 	p.Y.Tick.Marker = countTicks{}
-	return Chart{
-		Name:    "lag",
-		Title:   "Consumer lag",
-		Caption: "Records produced but not yet processed, summed over partitions, one line per protocol: the peak is peak_lag_records, and how long the line takes to come back down is lag_recovery_seconds.",
-		Width:   chartWidth,
-		Height:  chartHeight,
-		Render: figure{
-			title:    "Consumer lag",
-			subtitle: scenarioName(r) + ": total lag over all partitions",
-			legend:   legend,
-			body:     func(c draw.Canvas) { p.Draw(c) },
-		}.draw,
-	}
+	return plotChart("lag", "Consumer lag", scenarioName(r)+": total lag over all partitions",
+		"Records produced but not yet processed, summed over partitions, one line per protocol: the peak is peak_lag_records, and how long the line takes to come back down is lag_recovery_seconds.", legend, p)
 }
 
 // movementChart puts cumulative moved partitions and revocations side by

@@ -453,17 +453,6 @@ func sweepBoxChart(s *Sweep, looks []protocolLook, metric string) Chart {
 		subtitle += " (first " + itoa(len(points)) + " of " + itoa(len(s.Points)) + " points)"
 	}
 	title := metric + " at each grid point"
-	return Chart{
-		Name:    "sweep-" + fileSafe(metric) + "-box",
-		Title:   title,
-		Caption: "At each grid point, one box per protocol over the seeds: the box holds the middle half of the runs, the dark bar is the median, the whiskers reach the 10th and 90th percentiles, and the marker is the worst run.",
-		Width:   chartWidth,
-		Height:  chartHeight,
-		Render: figure{
-			title:    title,
-			subtitle: subtitle,
-			legend:   legend,
-			body:     func(c draw.Canvas) { p.Draw(c) },
-		}.draw,
-	}
+	return plotChart("sweep-"+fileSafe(metric)+"-box", title, subtitle,
+		"At each grid point, one box per protocol over the seeds: the box holds the middle half of the runs, the dark bar is the median, the whiskers reach the 10th and 90th percentiles, and the marker is the worst run.", legend, p)
 }

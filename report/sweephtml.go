@@ -62,16 +62,7 @@ func writeSweepHTML(w io.Writer, s *Sweep, charts []renderedChart) error {
 	h := htmlWriter{bw}
 	name := orUnknownName(s.Scenario.Name)
 
-	h.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-	h.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	h.elem("title", "", "rebalsim sweep: "+name)
-	h.raw("\n<style>" + pageCSS + "</style>\n</head>\n<body>\n")
-	h.elem("h1", "", "rebalsim sweep: "+name)
-	h.raw("\n")
-	if d := s.Scenario.Description; d != "" {
-		h.elem("p", ` class="lead"`, d)
-		h.raw("\n")
-	}
+	writePageHead(h, "rebalsim sweep: "+name, s.Scenario.Description)
 	writeSweepSetupHTML(h, s)
 	if len(s.Warnings) > 0 {
 		h.raw("<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n")
