@@ -139,31 +139,22 @@ func orUnknown(s string) string {
 func writeScenarioHTML(h htmlWriter, r *Report) {
 	sc := r.Scenario
 	h.raw("<section id=\"scenario\">\n<h2>What was simulated</h2>\n<table>\n")
-	fact := func(k, v string) {
-		if v == "" {
-			return
-		}
-		h.raw("<tr>")
-		h.elem("th", "", k)
-		h.elem("td", "", v)
-		h.raw("</tr>\n")
-	}
-	fact("scenario", scenarioName(r))
-	fact("source", sc.Source)
-	fact("seed", strconv.FormatUint(sc.Seed, 10))
+	h.fact("scenario", scenarioName(r))
+	h.fact("source", sc.Source)
+	h.fact("seed", strconv.FormatUint(sc.Seed, 10))
 	if sc.Duration > 0 {
-		fact("horizon", formatSeconds(sc.Duration)+" of virtual time")
+		h.fact("horizon", formatSeconds(sc.Duration)+" of virtual time")
 	}
 	var protocols []string
 	for _, run := range r.Runs {
 		protocols = append(protocols, run.Protocol)
 	}
-	fact("protocols", strings.Join(protocols, ", "))
+	h.fact("protocols", strings.Join(protocols, ", "))
 	if len(r.Runs) > 0 {
-		fact("measurement window", formatSeconds(r.Runs[0].WindowStart)+" to "+formatSeconds(r.Runs[0].WindowEnd)+" (from the first disturbance to the horizon)")
+		h.fact("measurement window", formatSeconds(r.Runs[0].WindowStart)+" to "+formatSeconds(r.Runs[0].WindowEnd)+" (from the first disturbance to the horizon)")
 	}
-	fact("network latency", sc.Network)
-	fact("rebalsim version", orUnknown(r.Version))
+	h.fact("network latency", sc.Network)
+	h.fact("rebalsim version", orUnknown(r.Version))
 	h.raw("</table>\n")
 
 	if len(sc.Topics) > 0 {
@@ -430,4 +421,16 @@ func writePageHead(h htmlWriter, title, description string) {
 		h.elem("p", ` class="lead"`, description)
 		h.raw("\n")
 	}
+}
+
+// fact writes one "key: value" row of a facts table; an empty value writes
+// nothing.
+func (h htmlWriter) fact(k, v string) {
+	if v == "" {
+		return
+	}
+	h.raw("<tr>")
+	h.elem("th", "", k)
+	h.elem("td", "", v)
+	h.raw("</tr>\n")
 }

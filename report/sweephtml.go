@@ -83,22 +83,13 @@ func writeSweepHTML(w io.Writer, s *Sweep, charts []renderedChart) error {
 
 func writeSweepSetupHTML(h htmlWriter, s *Sweep) {
 	h.raw("<section id=\"sweep\">\n<h2>What was swept</h2>\n<table>\n")
-	fact := func(k, v string) {
-		if v == "" {
-			return
-		}
-		h.raw("<tr>")
-		h.elem("th", "", k)
-		h.elem("td", "", v)
-		h.raw("</tr>\n")
-	}
-	fact("scenario", orUnknownName(s.Scenario.Name))
-	fact("source", s.Scenario.Source)
-	fact("scenario sha256", s.Scenario.SHA256)
+	h.fact("scenario", orUnknownName(s.Scenario.Name))
+	h.fact("source", s.Scenario.Source)
+	h.fact("scenario sha256", s.Scenario.SHA256)
 	for i, p := range s.Params {
-		fact("varied: "+p, strings.Join(sweepParamValues(s, i), ", "))
+		h.fact("varied: "+p, strings.Join(sweepParamValues(s, i), ", "))
 	}
-	fact("grid points", strconv.Itoa(len(s.Points)))
+	h.fact("grid points", strconv.Itoa(len(s.Points)))
 	seeds := strconv.Itoa(s.Seeds) + " per point"
 	if len(s.Points) > 0 {
 		first := s.Points[0].FirstSeed
@@ -110,10 +101,10 @@ func writeSweepSetupHTML(h htmlWriter, s *Sweep) {
 			seeds += fmt.Sprintf(" (%d to %d)", first, first+uint64(s.Seeds)-1)
 		}
 	}
-	fact("seeds", seeds)
-	fact("protocols", strings.Join(s.Protocols, ", "))
-	fact("runs", strconv.Itoa(s.Runs))
-	fact("rebalsim version", orUnknown(s.Version))
+	h.fact("seeds", seeds)
+	h.fact("protocols", strings.Join(s.Protocols, ", "))
+	h.fact("runs", strconv.Itoa(s.Runs))
+	h.fact("rebalsim version", orUnknown(s.Version))
 	h.raw("</table>\n")
 	h.raw("<p class=\"note\">Each grid point is the scenario file with the varied values in place, checked like any file; each run is one protocol on one seed. Every metric is a cost: lower is better.</p>\n")
 	h.raw("</section>\n")
