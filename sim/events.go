@@ -203,6 +203,6 @@ func (w *World) subscribe(p *process, topics []string) {
 	ts := append([]string(nil), topics...)
 	p.patches = append(p.patches, ConsumerSettings{Subscription: &ts})
 	p.cfg.Subscription = ts
-	w.stepClient(p, AppThread, func(c Client, env ClientEnv, out *Effects) { c.Subscribe(env, ts, out) })
+	w.stepClient(p, AppThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) { c.Subscribe(env, ts, out) }})
 	w.ledger.SetRequired(w.subscribed)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -30,6 +31,42 @@ func TestKernelOrdersByTimeThenSequence(t *testing.T) {
 	}
 	if k.Executed() != 5 {
 		t.Fatalf("executed = %d, want 5", k.Executed())
+	}
+}
+
+// TestEventQueueMatchesSortedOrder checks the heap against a sort: over
+// random interleavings of pushes and pops, with many equal times and ties,
+// every pop returns the least pending event in (at, tie, seq) order.
+func TestEventQueueMatchesSortedOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 200; round++ {
+		var q eventQueue
+		var pending []event
+		var seq uint64
+		for step := 0; step < 500; step++ {
+			if len(pending) == 0 || r.IntN(3) > 0 {
+				seq++
+				e := event{at: time.Duration(r.IntN(20)), tie: uint64(r.IntN(3)), seq: seq}
+				q.push(e)
+				pending = append(pending, e)
+				continue
+			}
+			got := q.pop()
+			slices.SortFunc(pending, func(a, b event) int {
+				if a.before(&b) {
+					return -1
+				}
+				return 1
+			})
+			want := pending[0]
+			pending = pending[1:]
+			if got.at != want.at || got.tie != want.tie || got.seq != want.seq {
+				t.Fatalf("round %d step %d: popped (%v,%d,%d), want (%v,%d,%d)", round, step, got.at, got.tie, got.seq, want.at, want.tie, want.seq)
+			}
+		}
+		if q.len() != len(pending) {
+			t.Fatalf("round %d: queue holds %d events, want %d", round, q.len(), len(pending))
+		}
 	}
 }
 
@@ -117,9 +154,19 @@ func TestSamplerDistributions(t *testing.T) {
 // through the kernel and through a bare container/heap loop, so that the
 // kernel's cost per event can be read as a ratio.
 
-const benchPending = 1024
+// benchPending are the queue sizes measured: 1,024 pending events, and
+// 4,096, about what a 500-member group keeps queued (a heartbeat timer, a
+// request timeout, a session timer and a metadata refresh per member, plus
+// messages in flight).
+var benchPending = []int{1024, 4096}
 
 func BenchmarkKernelEvent(b *testing.B) {
+	for _, n := range benchPending {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchmarkKernelEvent(b, n) })
+	}
+}
+
+func benchmarkKernelEvent(b *testing.B, pending int) {
 	k := NewKernel()
 	r := rand.New(rand.NewPCG(1, 2))
 	var fire func()
@@ -130,7 +177,7 @@ func BenchmarkKernelEvent(b *testing.B) {
 			k.After(time.Duration(r.Int64N(int64(time.Second))), fire)
 		}
 	}
-	for i := 0; i < benchPending; i++ {
+	for i := 0; i < pending; i++ {
 		k.After(time.Duration(r.Int64N(int64(time.Second))), fire)
 	}
 	b.ReportAllocs()
@@ -164,6 +211,12 @@ func (h *bareHeap) Pop() any {
 }
 
 func BenchmarkBareHeapEvent(b *testing.B) {
+	for _, n := range benchPending {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchmarkBareHeapEvent(b, n) })
+	}
+}
+
+func benchmarkBareHeapEvent(b *testing.B, pending int) {
 	h := &bareHeap{}
 	r := rand.New(rand.NewPCG(1, 2))
 	var now time.Duration
@@ -180,7 +233,7 @@ func BenchmarkBareHeapEvent(b *testing.B) {
 			push(fire)
 		}
 	}
-	for i := 0; i < benchPending; i++ {
+	for i := 0; i < pending; i++ {
 		push(fire)
 	}
 	b.ReportAllocs()

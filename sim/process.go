@@ -10,6 +10,7 @@ import (
 // process is up, frozen by a GC pause, or has its application thread
 // blocked, and the inputs waiting for a blocked thread.
 type process struct {
+	w       *World
 	idx     int
 	name    string
 	spec    MemberSpec
@@ -32,8 +33,8 @@ type process struct {
 	// queued while it was blocked: it processes no record meanwhile.
 	catchingUp bool
 	callbacks  []Callback
-	appInbox   []func()
-	bgInbox    []func()
+	appInbox   []queuedInput
+	bgInbox    []queuedInput
 	appBlocked time.Duration // when the application thread last stopped polling
 
 	pollPending bool

@@ -2,14 +2,26 @@ package sim
 
 import "time"
 
-// timer is a model's named timer. Models re-arm some timers on every
-// heartbeat (the coordinator's session timer, a client's request timeout),
-// almost always to a later time. Re-arming to a later time therefore only
-// moves the deadline: the kernel event stays where it is and, if it fires
-// before the deadline, schedules itself again for it. Cancelling only
-// disarms. So a heartbeat costs the event queue nothing, where a cancel
-// and a push each time left the heap full of dead entries.
+// timer is a model's named timer: one of a client incarnation's (proc set)
+// or one of the coordinator's (proc nil).
+//
+// Models re-arm some timers on every heartbeat (the coordinator's session
+// timer, a client's request timeout), almost always to a later time.
+// Re-arming to a later time therefore only moves the deadline: the kernel
+// event stays where it is and, if it fires before the deadline, schedules
+// itself again for it. Cancelling only disarms. So a heartbeat costs the
+// event queue nothing, where a cancel and a push each time left the heap
+// full of dead entries. The timer is its own kernel event handler, so
+// arming it allocates nothing either.
 type timer struct {
+	w    *World
+	name string
+	// proc and incarnation name the client whose timer this is; thread is
+	// the thread it fires on.
+	proc        *process
+	incarnation int
+	thread      Thread
+
 	deadline time.Duration
 	armed    bool
 	// pending tells whether a kernel event for this timer is queued, for
@@ -17,12 +29,11 @@ type timer struct {
 	pending bool
 	eventAt time.Duration
 	event   EventID
-	fire    func()
 }
 
-// setTimer applies a model's timer request to the named timer of timers;
-// fire runs when an armed timer reaches its deadline.
-func (w *World) setTimer(timers map[string]*timer, tr TimerRequest, fire func()) {
+// setTimer applies a model's timer request to the named timer of timers,
+// creating it (for p, or for the coordinator when p is nil) on first use.
+func (w *World) setTimer(timers map[string]*timer, p *process, tr TimerRequest) {
 	t := timers[tr.Name]
 	if tr.Cancel {
 		if t != nil {
@@ -31,32 +42,53 @@ func (w *World) setTimer(timers map[string]*timer, tr TimerRequest, fire func())
 		return
 	}
 	if t == nil {
-		t = &timer{}
+		t = &timer{w: w, name: tr.Name, proc: p}
+		if p != nil {
+			t.incarnation = p.incarnation
+		}
 		timers[tr.Name] = t
 	}
-	t.deadline, t.armed, t.fire = max(tr.At, w.k.Now()), true, fire
+	t.deadline, t.armed, t.thread = max(tr.At, w.k.Now()), true, tr.Thread
 	if t.pending && t.eventAt <= t.deadline {
 		return
 	}
 	if t.pending {
 		w.k.Cancel(t.event)
 	}
-	w.scheduleTimer(t)
+	t.schedule()
 }
 
-func (w *World) scheduleTimer(t *timer) {
+func (t *timer) schedule() {
 	t.pending, t.eventAt = true, t.deadline
-	t.event = w.k.At(t.deadline, func() {
-		t.pending = false
-		switch {
-		case !t.armed:
-		case w.k.Now() < t.deadline:
-			w.scheduleTimer(t) // re-armed later since this event was queued
-		default:
-			t.armed = false
-			t.fire()
-		}
-	})
+	t.event = t.w.k.schedule(t.deadline, t)
+}
+
+// fire is the timer's kernel event.
+func (t *timer) fire() {
+	t.pending = false
+	switch {
+	case !t.armed:
+	case t.w.k.Now() < t.deadline:
+		t.schedule() // re-armed later since this event was queued
+	default:
+		t.armed = false
+		t.expire()
+	}
+}
+
+// expire hands the timer to its model.
+func (t *timer) expire() {
+	w := t.w
+	if t.proc == nil {
+		out := w.effects()
+		w.coord.Timer(w.coordEnv(), t.name, out)
+		w.applyCoordinator(out)
+		w.release(out)
+		return
+	}
+	if t.proc.incarnation == t.incarnation {
+		w.stepClient(t.proc, t.thread, clientInput{kind: inputTimer, timer: t.name})
+	}
 }
 
 // stopTimers disarms every timer of timers and drops their events.

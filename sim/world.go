@@ -44,6 +44,8 @@ type World struct {
 	// spare holds Effects buffers for reuse. Applying one model's effects
 	// can step another model, so each step takes its own buffer.
 	spare []*Effects
+	// spareDeliveries holds delivered messages' events for reuse.
+	spareDeliveries []*delivery
 }
 
 func (w *World) effects() *Effects {
@@ -112,7 +114,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
-		p := &process{idx: i, name: m.ID, spec: m, cfg: cfg, timers: map[string]*timer{},
+		p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg, timers: map[string]*timer{},
 			latency: NewSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
 			pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down"}
 		w.procs = append(w.procs, p)
@@ -229,6 +231,16 @@ func (w *World) emit(r traceRecord) {
 	}
 }
 
+// traceMessage emits r for a message from one endpoint to another. The
+// endpoints are copied here, so that only a traced message moves them to
+// the heap (inlined, they would move in every caller).
+//
+//go:noinline
+func (w *World) traceMessage(r traceRecord, from, to Endpoint) {
+	r.From, r.To = &from, &to
+	w.emit(r)
+}
+
 // --- effects ---
 
 func (w *World) clientEnv(p *process) ClientEnv {
@@ -243,34 +255,73 @@ func (w *World) coordEnv() CoordinatorEnv {
 	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata}
 }
 
+// clientInput is one input to a client model. The frequent ones (a
+// message, a timer, a poll) are plain values, so handing one to a client,
+// or queueing it for a blocked thread, allocates nothing; rare ones carry
+// a func.
+type clientInput struct {
+	kind  inputKind
+	msg   Message // inputReceive
+	timer string  // inputTimer
+	fn    func(c Client, env ClientEnv, out *Effects)
+}
+
+type inputKind uint8
+
+const (
+	inputFunc inputKind = iota
+	inputReceive
+	inputTimer
+	inputPoll
+)
+
+// queuedInput is an input waiting for a blocked thread of one incarnation.
+type queuedInput struct {
+	in          clientInput
+	incarnation int
+}
+
 // stepClient runs one input of p's client on thread t now, or queues it
 // until that thread runs again.
-func (w *World) stepClient(p *process, t Thread, input func(c Client, env ClientEnv, out *Effects)) {
+func (w *World) stepClient(p *process, t Thread, in clientInput) {
 	if !p.alive {
 		return
 	}
 	if p.runnable(t) {
-		w.runClient(p, input)
+		w.runClient(p, in)
 		return
 	}
 	// The thread is blocked: the input waits, unless the process has died
 	// or restarted by the time it runs.
-	inc := p.incarnation
-	deferred := func() {
-		if p.alive && p.incarnation == inc {
-			w.runClient(p, input)
-		}
-	}
+	q := queuedInput{in: in, incarnation: p.incarnation}
 	if t == BackgroundThread {
-		p.bgInbox = append(p.bgInbox, deferred)
+		p.bgInbox = append(p.bgInbox, q)
 	} else {
-		p.appInbox = append(p.appInbox, deferred)
+		p.appInbox = append(p.appInbox, q)
 	}
 }
 
-func (w *World) runClient(p *process, input func(c Client, env ClientEnv, out *Effects)) {
+// runQueued runs an input that waited for its thread.
+func (w *World) runQueued(p *process, q queuedInput) {
+	if p.alive && p.incarnation == q.incarnation {
+		w.runClient(p, q.in)
+	}
+}
+
+func (w *World) runClient(p *process, in clientInput) {
 	out := w.effects()
-	input(p.client, w.clientEnv(p), out)
+	env := w.clientEnv(p)
+	switch in.kind {
+	case inputReceive:
+		p.client.Receive(env, in.msg, out)
+	case inputTimer:
+		p.client.Timer(env, in.timer, out)
+	case inputPoll:
+		p.pollPending = false
+		p.client.Poll(env, out)
+	default:
+		in.fn(p.client, env, out)
+	}
 	w.applyClient(p, out)
 	w.release(out)
 }
@@ -285,7 +336,7 @@ func (w *World) applyClient(p *process, out *Effects) {
 		w.send(p, self, s.To, s.Msg, s.Thread)
 	}
 	for _, tr := range timers {
-		w.clientTimer(p, tr)
+		w.setTimer(p.timers, p, tr)
 	}
 	p.callbacks = append(p.callbacks, cbs...)
 	if wantPoll {
@@ -296,15 +347,6 @@ func (w *World) applyClient(p *process, out *Effects) {
 	if p.closing && p.client != nil && p.client.Closed() {
 		w.stopProcess(p, true)
 	}
-}
-
-func (w *World) clientTimer(p *process, tr TimerRequest) {
-	name, thread, inc := tr.Name, tr.Thread, p.incarnation
-	w.setTimer(p.timers, tr, func() {
-		if p.incarnation == inc {
-			w.stepClient(p, thread, func(c Client, env ClientEnv, out *Effects) { c.Timer(env, name, out) })
-		}
-	})
 }
 
 func (w *World) applyCoordinator(out *Effects) {
@@ -318,13 +360,7 @@ func (w *World) applyCoordinator(out *Effects) {
 		}
 	}
 	for _, tr := range timers {
-		name := tr.Name
-		w.setTimer(w.coordTimers, tr, func() {
-			out := w.effects()
-			w.coord.Timer(w.coordEnv(), name, out)
-			w.applyCoordinator(out)
-			w.release(out)
-		})
+		w.setTimer(w.coordTimers, nil, tr)
 	}
 }
 
@@ -336,7 +372,7 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 	now := w.k.Now()
 	if now < p.cutOffUntil {
 		if w.traceOn() {
-			w.emit(traceRecord{Event: "drop", From: &from, To: &to, Msg: msg.Kind(), Detail: "network partition"})
+			w.traceMessage(traceRecord{Event: "drop", Msg: msg.Kind(), Detail: "network partition"}, from, to)
 		}
 		return
 	}
@@ -350,33 +386,59 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 	}
 	*last = arrive
 	if w.traceOn() {
-		w.emit(traceRecord{Event: "send", From: &from, To: &to, Msg: msg.Kind(), Body: msg})
+		w.traceMessage(traceRecord{Event: "send", Msg: msg.Kind(), Body: msg}, from, to)
 	}
-	w.k.At(arrive, func() {
-		if w.k.Now() < p.cutOffUntil {
-			if w.traceOn() {
-				w.emit(traceRecord{Event: "drop", From: &from, To: &to, Msg: msg.Kind(), Detail: "network partition"})
-			}
-			return
-		}
+	d := w.delivery()
+	d.p, d.from, d.to, d.msg, d.thread = p, from, to, msg, thread
+	w.k.schedule(arrive, d)
+}
+
+// delivery is a message in flight: the kernel event that hands it to its
+// receiver. Deliveries are pooled, as they are a large share of all events.
+type delivery struct {
+	w        *World
+	p        *process
+	from, to Endpoint
+	msg      Message
+	thread   Thread
+}
+
+func (w *World) delivery() *delivery {
+	if n := len(w.spareDeliveries); n > 0 {
+		d := w.spareDeliveries[n-1]
+		w.spareDeliveries = w.spareDeliveries[:n-1]
+		return d
+	}
+	return &delivery{w: w}
+}
+
+func (d *delivery) fire() {
+	w, p, from, to, msg, thread := d.w, d.p, d.from, d.to, d.msg, d.thread
+	*d = delivery{w: w}
+	w.spareDeliveries = append(w.spareDeliveries, d)
+	if w.k.Now() < p.cutOffUntil {
 		if w.traceOn() {
-			// Delivery time, so a reader sees each message's latency; the
-			// body was traced with the send. A message to a process that
-			// has since died is still delivered here and then ignored.
-			w.emit(traceRecord{Event: "recv", From: &from, To: &to, Msg: msg.Kind()})
+			w.traceMessage(traceRecord{Event: "drop", Msg: msg.Kind(), Detail: "network partition"}, from, to)
 		}
-		if to.Process == CoordinatorProcess {
-			out := w.effects()
-			w.coord.Receive(w.coordEnv(), from, msg, out)
-			w.applyCoordinator(out)
-			w.release(out)
-			return
-		}
-		if !p.alive || p.incarnation != to.Incarnation {
-			return
-		}
-		w.stepClient(p, thread, func(c Client, env ClientEnv, out *Effects) { c.Receive(env, msg, out) })
-	})
+		return
+	}
+	if w.traceOn() {
+		// Delivery time, so a reader sees each message's latency; the
+		// body was traced with the send. A message to a process that
+		// has since died is still delivered here and then ignored.
+		w.traceMessage(traceRecord{Event: "recv", Msg: msg.Kind()}, from, to)
+	}
+	if to.Process == CoordinatorProcess {
+		out := w.effects()
+		w.coord.Receive(w.coordEnv(), from, msg, out)
+		w.applyCoordinator(out)
+		w.release(out)
+		return
+	}
+	if !p.alive || p.incarnation != to.Incarnation {
+		return
+	}
+	w.stepClient(p, thread, clientInput{kind: inputReceive, msg: msg})
 }
 
 // schedulePoll arranges the application thread's next poll(). A running
@@ -390,16 +452,19 @@ func (w *World) schedulePoll(p *process) {
 	batch := time.Duration(float64(p.cfg.MaxPollRecords) / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
 	batch = min(batch, time.Second)
 	delay := time.Duration(p.pollRng.Int64N(int64(batch) + 1))
-	inc := p.incarnation
-	w.k.At(w.k.Now()+delay, func() {
-		if p.incarnation != inc {
-			return
-		}
-		w.stepClient(p, AppThread, func(c Client, env ClientEnv, out *Effects) {
-			p.pollPending = false
-			c.Poll(env, out)
-		})
-	})
+	w.k.schedule(w.k.Now()+delay, &pollDue{p: p, incarnation: p.incarnation})
+}
+
+// pollDue is the event of an incarnation's next poll().
+type pollDue struct {
+	p           *process
+	incarnation int
+}
+
+func (e *pollDue) fire() {
+	if e.p.incarnation == e.incarnation {
+		e.p.w.stepClient(e.p, AppThread, clientInput{kind: inputPoll})
+	}
 }
 
 // runCallbacks starts the next queued callback if the application thread
@@ -480,14 +545,14 @@ func (w *World) blockApp(p *process, change func()) {
 // drain delivers inputs that waited for a blocked thread, oldest first.
 func (w *World) drain(p *process) {
 	for p.alive && p.bgRunnable() && len(p.bgInbox) > 0 {
-		fn := p.bgInbox[0]
+		q := p.bgInbox[0]
 		p.bgInbox = p.bgInbox[1:]
-		fn()
+		w.runQueued(p, q)
 	}
 	for p.alive && p.appRunnable() && len(p.callbacks) == 0 && len(p.appInbox) > 0 {
-		fn := p.appInbox[0]
+		q := p.appInbox[0]
 		p.appInbox = p.appInbox[1:]
-		fn()
+		w.runQueued(p, q)
 	}
 	w.runCallbacks(p)
 }
@@ -619,7 +684,7 @@ func (w *World) startProcess(p *process) {
 		w.emit(traceRecord{Event: "process_start", Member: p.name, Detail: fmt.Sprintf("incarnation %d group_protocol=%s assignors=%v instance=%q", p.incarnation, cfg.GroupProtocol, cfg.Assignors, cfg.GroupInstanceID)})
 	}
 	w.update(p)
-	w.stepClient(p, BackgroundThread, func(c Client, env ClientEnv, out *Effects) { c.Start(env, out) })
+	w.stepClient(p, BackgroundThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) { c.Start(env, out) }})
 	w.scheduleAutoCommit(p)
 }
 
@@ -646,7 +711,7 @@ func (w *World) scheduleAutoCommit(p *process) {
 		}
 		// Auto-commit runs inside poll(): a blocked application thread
 		// commits nothing until it polls again.
-		w.stepClient(p, AppThread, func(Client, ClientEnv, *Effects) { w.ledger.Commit(p.idx) })
+		w.stepClient(p, AppThread, clientInput{fn: func(Client, ClientEnv, *Effects) { w.ledger.Commit(p.idx) }})
 		w.scheduleAutoCommit(p)
 	})
 }
@@ -699,5 +764,5 @@ func (w *World) closeProcess(p *process) {
 			w.stopProcess(p, false)
 		}
 	})
-	w.stepClient(p, AppThread, func(c Client, env ClientEnv, out *Effects) { c.Close(env, out) })
+	w.stepClient(p, AppThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) { c.Close(env, out) }})
 }
