@@ -48,6 +48,9 @@ type member struct {
 	serverAssignor string
 	// subscription is sorted and free of duplicates.
 	subscription []string
+	// sessionTimerName is timerSession+sessionTimerID, built once per id
+	// rather than on every heartbeat.
+	sessionTimerName, sessionTimerID string
 	reconcile.Member
 	// classic is set for a member that speaks the classic protocol
 	// (ConsumerGroupMember.classicMemberMetadata).
@@ -90,6 +93,8 @@ type consumerGroup struct {
 	byID    map[string]*member
 	static  map[string]string // instance id → member id
 	target  map[string]kafka.Assignment
+	// specMembers is the assignor input's member list, kept for reuse.
+	specMembers []assignor.Member
 	// partitionEpochs holds, for every partition some member holds or is
 	// revoking, that member's epoch (ConsumerGroup.currentPartitionEpoch).
 	partitionEpochs partitionEpochs
@@ -310,22 +315,41 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
 	if !ok {
 		panic(fmt.Sprintf("nextgen: unknown server assignor %q", name))
 	}
-	spec := assignor.GroupSpec{Type: g.subscriptionType()}
+	// The spec's member list is reused from one computation to the next:
+	// in a large group the target is recomputed on every join.
+	spec := assignor.GroupSpec{Type: g.subscriptionType(), Members: g.specMembers[:0]}
 	for _, m := range g.members {
 		spec.Members = append(spec.Members, assignor.Member{ID: m.id, InstanceID: m.instanceID, Topics: m.subscription, Current: g.target[m.id]})
 	}
 	target, err := a.Assign(spec, g.subscriptionMetadata)
+	clear(spec.Members) // keep no old targets alive through the buffer
+	g.specMembers = spec.Members
 	if err != nil {
 		panic(fmt.Sprintf("nextgen: assignor %s: %v", name, err))
 	}
-	g.target = map[string]kafka.Assignment{}
+	// The result becomes the target as it is when it has exactly the
+	// group's members (the built-in assignors always do); otherwise it is
+	// copied, giving a member the assignor left out an empty target and
+	// dropping ids that are not members.
+	exact := len(target) == len(g.members)
 	for _, m := range g.members {
-		t := target[m.id]
-		if t == nil {
-			t = kafka.Assignment{}
+		if target[m.id] == nil {
+			exact = false
+			break
 		}
-		g.target[m.id] = t
 	}
+	if !exact {
+		copied := make(map[string]kafka.Assignment, len(g.members))
+		for _, m := range g.members {
+			t := target[m.id]
+			if t == nil {
+				t = kafka.Assignment{}
+			}
+			copied[m.id] = t
+		}
+		target = copied
+	}
+	g.target = target
 	g.targetEpoch = g.groupEpoch
 	g.lastAssignmentAt, g.hasAssigned = now, true
 }

@@ -297,7 +297,15 @@ func sameMember(a, b reconcile.Member) bool {
 
 // scheduleSessionTimeout (re)arms a member's session timer.
 func (c *Coordinator) scheduleSessionTimeout(env sim.CoordinatorEnv, m *member, d time.Duration, out *sim.Effects) {
-	out.SetTimer(timerSession+m.id, env.Now+d, 0)
+	out.SetTimer(m.sessionTimer(), env.Now+d, 0)
+}
+
+// sessionTimer names the member's session timer.
+func (m *member) sessionTimer() string {
+	if m.sessionTimerID != m.id || m.sessionTimerName == "" {
+		m.sessionTimerName, m.sessionTimerID = timerSession+m.id, m.id
+	}
+	return m.sessionTimerName
 }
 
 // scheduleRebalanceTimeout arms the timer that fences a member still at this

@@ -94,5 +94,10 @@ type Assignor interface {
 	// Assign computes the target assignment of every member of spec, by
 	// member id. Topics are the existing topics in iteration order; the
 	// order matters where Kafka's result depends on it.
+	//
+	// The result, maps and slices included, belongs to the caller, who
+	// treats it as read-only (the coordinator keeps it as the target and
+	// hands it back as the next spec's Current). Spec is only valid during
+	// the call: the coordinator reuses its Members slice.
 	Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error)
 }

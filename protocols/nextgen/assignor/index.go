@@ -136,17 +136,22 @@ func sortInt32(a []int32) {
 }
 
 // checkMembers rejects a GroupSpec that names a member twice: the result is
-// keyed by member id, so the second would silently overwrite the first.
-func checkMembers(members []Member) error {
+// keyed by member id, so the second would silently overwrite the first. It
+// reads the result, which has one key per distinct id, so a valid spec
+// costs nothing more; only a short result pays for finding the culprit.
+func checkMembers(members []Member, out map[string]kafka.Assignment) (map[string]kafka.Assignment, error) {
+	if len(out) == len(members) {
+		return out, nil
+	}
 	seen := make(map[string]struct{}, len(members))
 	for i := range members {
 		id := members[i].ID
 		if _, dup := seen[id]; dup {
-			return fmt.Errorf("member %q appears twice in the group spec", id)
+			return nil, fmt.Errorf("member %q appears twice in the group spec", id)
 		}
 		seen[id] = struct{}{}
 	}
-	return nil
+	return out, nil
 }
 
 // emptyAssignments gives every member an empty assignment. Kafka returns an

@@ -113,5 +113,5 @@ func (rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]ka
 		}
 		out[members[m].ID] = a
 	}
-	return out, nil
+	return checkMembers(members, out)
 }

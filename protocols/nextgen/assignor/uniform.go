@@ -30,19 +30,26 @@ func (uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]
 	if err != nil {
 		return nil, err
 	}
+	var out map[string]kafka.Assignment
 	if spec.Type == Homogeneous {
-		return assignHomogeneous(spec.Members, ti)
+		out, err = assignHomogeneous(spec.Members, ti)
+	} else {
+		out, err = assignHeterogeneous(spec.Members, ti)
 	}
-	return assignHeterogeneous(spec.Members, ti)
+	if err != nil {
+		return nil, err
+	}
+	return checkMembers(spec.Members, out)
 }
 
-// checkSpec rejects specs no coordinator could produce: an unknown
-// subscription type or a member listed twice.
+// checkSpec rejects an unknown subscription type. A member listed twice,
+// the other spec no coordinator could produce, is caught by checkMembers
+// on the result.
 func checkSpec(spec GroupSpec) error {
 	if spec.Type != Homogeneous && spec.Type != Heterogeneous {
 		return fmt.Errorf("subscription type %d is neither Homogeneous (%d) nor Heterogeneous (%d)", spec.Type, Homogeneous, Heterogeneous)
 	}
-	return checkMembers(spec.Members)
+	return nil
 }
 
 // Names lists the server-side assignors by their group.remote.assignor
