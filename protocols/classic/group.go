@@ -44,6 +44,18 @@ type Member struct {
 	AwaitingSync bool
 	// IsNew is set until the member's first join phase completes.
 	IsNew bool
+
+	// sessionTimerName is "session/"+sessionTimerID, built once per id
+	// rather than on every heartbeat.
+	sessionTimerName, sessionTimerID string
+}
+
+// sessionTimer names the member's session timer.
+func (m *Member) sessionTimer() string {
+	if m.sessionTimerID != m.ID || m.sessionTimerName == "" {
+		m.sessionTimerName, m.sessionTimerID = "session/"+m.ID, m.ID
+	}
+	return m.sessionTimerName
 }
 
 func (m *Member) subscription(protocol string) Subscription {
@@ -169,7 +181,7 @@ func (g *Group) rebalanceTimeout() time.Duration {
 }
 
 func (g *Group) scheduleSession(env sim.CoordinatorEnv, m *Member, d time.Duration, out *sim.Effects) {
-	out.SetTimer("session/"+m.ID, env.Now+d, 0)
+	out.SetTimer(m.sessionTimer(), env.Now+d, 0)
 }
 
 // --- JoinGroup ---
@@ -304,7 +316,7 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 		out.Send(old.Endpoint, SyncGroupResponse{Error: FencedInstanceID}, sim.AppThread)
 	}
 	oldProtocols := old.Protocols
-	out.CancelTimer("session/" + old.ID)
+	out.CancelTimer(old.sessionTimer())
 	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: old.Endpoint.Process, MemberID: old.ID, Detail: "replaced by static member " + newID})
 	delete(g.byID, old.ID)
 	wasPendingSync := g.pendingSync[old.ID]
@@ -592,7 +604,7 @@ func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
 	if m.AwaitingSync {
 		out.Send(m.Endpoint, SyncGroupResponse{Error: UnknownMemberID}, sim.AppThread)
 	}
-	out.CancelTimer("session/" + m.ID)
+	out.CancelTimer(m.sessionTimer())
 	delete(g.byID, m.ID)
 	delete(g.pendingSync, m.ID)
 	if m.InstanceID != "" && g.static[m.InstanceID] == m.ID {
