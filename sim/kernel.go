@@ -14,9 +14,20 @@ import (
 // seed-determined but otherwise arbitrary order. The sequence number keeps
 // the order total either way.
 type Kernel struct {
-	now   time.Duration
-	seq   uint64
-	queue eventQueue
+	now time.Duration
+	seq uint64
+	// Pending events wait in one of two queues by how far ahead they were
+	// scheduled: soon (messages in flight, callbacks, polls) or later
+	// (timers: heartbeats, session timeouts). Most events are messages,
+	// run a millisecond or so after they are scheduled; in their own small
+	// heap they cost a level or two instead of the depth of a heap holding
+	// every member's timers. The next event is the earlier of the two
+	// heads, so the order is the same as with one queue.
+	soon, later eventQueue
+	// handlers holds each queued event's handler by slot; freeSlots are
+	// the slots not in use.
+	handlers  []handler
+	freeSlots []uint32
 	// canceled is a bitset indexed by sequence number: cheaper than a map
 	// on the hot path, at one bit per event ever scheduled.
 	canceled []uint64
@@ -72,8 +83,30 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 	if k.shuffle != nil {
 		tie = k.shuffle()
 	}
-	k.queue.push(event{at: t, tie: tie, seq: k.seq, h: h})
+	var slot uint32
+	if n := len(k.freeSlots); n > 0 {
+		slot = k.freeSlots[n-1]
+		k.freeSlots = k.freeSlots[:n-1]
+		k.handlers[slot] = h
+	} else {
+		slot = uint32(len(k.handlers))
+		k.handlers = append(k.handlers, h)
+	}
+	e := event{at: t, tie: tie, seq: k.seq, slot: slot}
+	if t-k.now < soonWithin {
+		k.soon.push(e)
+	} else {
+		k.later.push(e)
+	}
 	return EventID(k.seq)
+}
+
+// take removes and returns the handler in slot.
+func (k *Kernel) take(slot uint32) handler {
+	h := k.handlers[slot]
+	k.handlers[slot] = nil
+	k.freeSlots = append(k.freeSlots, slot)
+	return h
 }
 
 // After schedules fn d after now.
@@ -101,24 +134,44 @@ func (k *Kernel) isCanceled(seq uint64) bool {
 // Step runs the next event, if any at or before until, and reports whether
 // it ran one.
 func (k *Kernel) Step(until time.Duration) bool {
-	for k.queue.len() > 0 {
-		head := k.queue.peek()
-		if head.at > until {
+	for {
+		q := k.next()
+		if q == nil || q.peek().at > until {
 			return false
 		}
-		ev := k.queue.pop()
+		ev := q.pop()
+		h := k.take(ev.slot)
 		if k.isCanceled(ev.seq) {
 			continue
 		}
 		k.now = ev.at
 		k.executed++
-		ev.h.fire()
+		h.fire()
 		if k.afterEach != nil {
 			k.afterEach()
 		}
 		return true
 	}
-	return false
+}
+
+// soonWithin is how far ahead an event may be scheduled to wait in the
+// soon queue: beyond network latencies, short of heartbeat intervals.
+const soonWithin = 100 * time.Millisecond
+
+// next returns the queue holding the next event, nil if none is pending.
+func (k *Kernel) next() *eventQueue {
+	switch {
+	case k.soon.len() == 0:
+		if k.later.len() == 0 {
+			return nil
+		}
+		return &k.later
+	case k.later.len() == 0:
+		return &k.soon
+	case k.later.peek().before(k.soon.peek()):
+		return &k.later
+	}
+	return &k.soon
 }
 
 // RunUntil runs every event up to and including time until, then advances
@@ -131,11 +184,14 @@ func (k *Kernel) RunUntil(until time.Duration) {
 	}
 }
 
+// event is a queued event's place in the order and the slot of its
+// handler. It holds no pointer, so moving events about the heap costs the
+// garbage collector nothing (no write barriers while it marks).
 type event struct {
-	at  time.Duration
-	tie uint64
-	seq uint64
-	h   handler
+	at   time.Duration
+	tie  uint64
+	seq  uint64
+	slot uint32
 }
 
 func (a *event) before(b *event) bool {
@@ -185,7 +241,6 @@ func (q *eventQueue) pop() event {
 	top := items[0]
 	n := len(items) - 1
 	moving := items[n]
-	items[n] = event{} // drop the handler reference
 	items = items[:n]
 	q.items = items
 	if n == 0 {
