@@ -87,6 +87,9 @@ type consumerGroup struct {
 	assignors   assignor.Set
 	groupEpoch  int32
 	targetEpoch int32
+	// unreconciled counts the members not yet reconciled to the target
+	// epoch (see countReconciling).
+	unreconciled int
 	// members in the order they joined; a static member's replacement takes
 	// its predecessor's place, so that the assignors see a stable order.
 	members []*member
@@ -128,12 +131,29 @@ func (g *consumerGroup) state() GroupState {
 	case g.groupEpoch > g.targetEpoch:
 		return GroupAssigning
 	}
-	for _, m := range g.members {
-		if !m.isReconciledTo(g.targetEpoch) {
-			return GroupReconciling
-		}
+	if g.unreconciled > 0 {
+		return GroupReconciling
 	}
 	return GroupStable
+}
+
+// countReconciling adds d for m unless m holds the target at the target
+// epoch; unreconciled so counts what state would otherwise find by a scan
+// of every member, which the coordinator asks for on every heartbeat.
+func (g *consumerGroup) countReconciling(m *member, d int) {
+	if !m.isReconciledTo(g.targetEpoch) {
+		g.unreconciled += d
+	}
+}
+
+// setTargetEpoch moves the target epoch and recounts the members that
+// have not caught up with it.
+func (g *consumerGroup) setTargetEpoch(e int32) {
+	g.targetEpoch = e
+	g.unreconciled = 0
+	for _, m := range g.members {
+		g.countReconciling(m, +1)
+	}
 }
 
 func (g *consumerGroup) staticMember(instanceID string) *member {
@@ -163,7 +183,9 @@ func (g *consumerGroup) currentPartitionEpoch(tp kafka.TopicPartition) int32 {
 func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 	g.partitionEpochs.release(m.Assigned, m.Epoch)
 	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
+	g.countReconciling(m, -1)
 	m.Member = next
+	g.countReconciling(m, +1)
 	if m.Assigned == nil {
 		m.Assigned = kafka.Assignment{}
 	}
@@ -187,6 +209,7 @@ func (g *consumerGroup) addMember(m *member) {
 	}
 	g.members = append(g.members, m)
 	g.byID[m.id] = m
+	g.countReconciling(m, +1)
 	if m.instanceID != "" {
 		g.static[m.instanceID] = m.id
 	}
@@ -202,6 +225,7 @@ func (g *consumerGroup) removeMember(m *member) {
 	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
 	delete(g.byID, m.id)
 	delete(g.target, m.id)
+	g.countReconciling(m, -1)
 	if m.instanceID != "" && g.static[m.instanceID] == m.id {
 		delete(g.static, m.instanceID)
 	}
@@ -223,6 +247,8 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	g.partitionEpochs.release(old.PendingRevocation, old.Epoch)
 	i := slices.Index(g.members, old)
 	g.members[i] = &n
+	g.countReconciling(old, -1)
+	g.countReconciling(&n, +1)
 	delete(g.byID, old.id)
 	g.byID[newID] = &n
 	g.static[n.instanceID] = newID
@@ -350,7 +376,7 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
 		target = copied
 	}
 	g.target = target
-	g.targetEpoch = g.groupEpoch
+	g.setTargetEpoch(g.groupEpoch)
 	g.lastAssignmentAt, g.hasAssigned = now, true
 }
 

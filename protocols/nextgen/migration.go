@@ -70,7 +70,8 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 	out.CancelTimer("sync")
 
 	g := newConsumerGroup(c.cfg, c.assignors)
-	g.groupEpoch, g.targetEpoch = gen, gen
+	g.groupEpoch = gen
+	g.setTargetEpoch(gen)
 	for _, cm := range cg.Members() {
 		assigned := cm.Assignment.Clone()
 		m := &member{

@@ -108,6 +108,16 @@ func (c *checkedCoordinator) check(env sim.CoordinatorEnv) {
 	if g.targetEpoch > g.groupEpoch {
 		c.fail(env, "target epoch %d ahead of group epoch %d", g.targetEpoch, g.groupEpoch)
 	}
+	// The count behind the group state matches a scan of the members.
+	unreconciled := 0
+	for _, m := range g.members {
+		if !m.isReconciledTo(g.targetEpoch) {
+			unreconciled++
+		}
+	}
+	if unreconciled != g.unreconciled {
+		c.fail(env, "%d members are not reconciled to target epoch %d, the group counts %d", unreconciled, g.targetEpoch, g.unreconciled)
+	}
 	// Partition epochs are exactly the members' assigned and revoking
 	// partitions, each claimed once, at its member's epoch.
 	want := map[kafka.TopicPartition]int32{}

@@ -95,9 +95,10 @@ type Assignor interface {
 	// member id. Topics are the existing topics in iteration order; the
 	// order matters where Kafka's result depends on it.
 	//
-	// The result, maps and slices included, belongs to the caller, who
-	// treats it as read-only (the coordinator keeps it as the target and
-	// hands it back as the next spec's Current). Spec is only valid during
-	// the call: the coordinator reuses its Members slice.
+	// The result belongs to the caller. Results and Current assignments
+	// are read-only on both sides, so a member whose assignment does not
+	// change may be given its Current map itself (the built-in assignors
+	// do: in a large group most members keep what they had). The spec is
+	// only valid during the call: the coordinator reuses its Members slice.
 	Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error)
 }

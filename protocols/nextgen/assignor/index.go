@@ -2,6 +2,7 @@ package assignor
 
 import (
 	"fmt"
+	"slices"
 
 	"rebalsim/kafka"
 )
@@ -154,6 +155,31 @@ func checkMembers(members []Member, out map[string]kafka.Assignment) (map[string
 	return out, nil
 }
 
+// sameRuns tells whether current holds exactly the partitions parts (of
+// topics topicOf, in runs runs of one topic each, ascending).
+func sameRuns(current kafka.Assignment, runs int, ti *topicIndex, parts, topicOf []int32) bool {
+	held := 0
+	for _, ps := range current {
+		if len(ps) > 0 {
+			held++
+		}
+	}
+	if held != runs {
+		return false
+	}
+	for i := 0; i < len(parts); {
+		j := i + 1
+		for j < len(parts) && topicOf[j] == topicOf[i] {
+			j++
+		}
+		if !slices.Equal(current[ti.names[topicOf[i]]], parts[i:j]) {
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
 // emptyAssignments gives every member an empty assignment. Kafka returns an
 // empty GroupAssignment when nobody subscribes to an existing topic and the
 // coordinator then reads each member's target as Assignment.EMPTY; rebalsim
@@ -171,7 +197,10 @@ func emptyAssignments(members []Member) map[string]kafka.Assignment {
 // member. Partitions are laid out member by member in a single backing array
 // by a counting sort, so each member's partitions of a topic are a sorted
 // sub-slice of it; capacities are clipped so that a caller appending to one
-// member's list cannot overwrite another's.
+// member's list cannot overwrite another's. A member whose new assignment
+// equals its current one gets the current map itself: in a large group
+// most members keep what they had (often nothing), and the coordinator
+// treats targets as read-only.
 func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[string]kafka.Assignment {
 	nm := len(members)
 	// next[m] starts as the count of member m's partitions and becomes the
@@ -211,6 +240,10 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[strin
 			if i == lo || topicOf[i] != topicOf[i-1] {
 				runs++
 			}
+		}
+		if cur := members[m].Current; cur != nil && sameRuns(cur, runs, ti, parts[lo:hi], topicOf[lo:hi]) {
+			out[members[m].ID] = cur
+			continue
 		}
 		a := make(kafka.Assignment, runs)
 		for i := lo; i < hi; {
