@@ -182,7 +182,7 @@ func (w *World) addPartitions(topic string, n int32) {
 	}
 	out := w.effects()
 	w.coord.MetadataChanged(w.coordEnv(), out)
-	w.applyCoordinator(out)
+	w.applyCoordinator(out, nil)
 	w.release(out)
 }
 

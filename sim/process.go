@@ -38,7 +38,7 @@ type process struct {
 	appBlocked time.Duration // when the application thread last stopped polling
 
 	pollPending bool
-	timers      map[string]*timer
+	timers      timerSet
 	autoCommit  EventID
 	// autoCommitIdle is set while auto-commit ticks are stopped because
 	// the member owns nothing; startedAt anchors their cadence.

@@ -31,10 +31,47 @@ type timer struct {
 	event   EventID
 }
 
+// timerSet holds one model's timers by name. A client has a handful,
+// found fastest by a scan of a short list (the names are mostly the
+// model's constant strings, so comparisons are cheap); the coordinator has
+// a few per member, so past a handful the set keeps an index too.
+type timerSet struct {
+	list  []*timer
+	index map[string]*timer
+}
+
+// indexAbove is the size past which a timerSet keeps an index.
+const indexAbove = 8
+
+func (s *timerSet) get(name string) *timer {
+	if s.index != nil {
+		return s.index[name]
+	}
+	for _, t := range s.list {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (s *timerSet) add(t *timer) {
+	s.list = append(s.list, t)
+	switch {
+	case s.index != nil:
+		s.index[t.name] = t
+	case len(s.list) > indexAbove:
+		s.index = make(map[string]*timer, 2*len(s.list))
+		for _, t := range s.list {
+			s.index[t.name] = t
+		}
+	}
+}
+
 // setTimer applies a model's timer request to the named timer of timers,
 // creating it (for p, or for the coordinator when p is nil) on first use.
-func (w *World) setTimer(timers map[string]*timer, p *process, tr TimerRequest) {
-	t := timers[tr.Name]
+func (w *World) setTimer(timers *timerSet, p *process, tr TimerRequest) {
+	t := timers.get(tr.Name)
 	if tr.Cancel {
 		if t != nil {
 			t.armed = false
@@ -46,7 +83,7 @@ func (w *World) setTimer(timers map[string]*timer, p *process, tr TimerRequest) 
 		if p != nil {
 			t.incarnation = p.incarnation
 		}
-		timers[tr.Name] = t
+		timers.add(t)
 	}
 	t.deadline, t.armed, t.thread = max(tr.At, w.k.Now()), true, tr.Thread
 	if t.pending && t.eventAt <= t.deadline {
@@ -82,7 +119,7 @@ func (t *timer) expire() {
 	if t.proc == nil {
 		out := w.effects()
 		w.coord.Timer(w.coordEnv(), t.name, out)
-		w.applyCoordinator(out)
+		w.applyCoordinator(out, nil)
 		w.release(out)
 		return
 	}
@@ -92,8 +129,8 @@ func (t *timer) expire() {
 }
 
 // stopTimers disarms every timer of timers and drops their events.
-func (w *World) stopTimers(timers map[string]*timer) {
-	for _, t := range timers {
+func (w *World) stopTimers(timers *timerSet) {
+	for _, t := range timers.list {
 		t.armed = false
 		if t.pending {
 			w.k.Cancel(t.event)

@@ -22,7 +22,7 @@ type World struct {
 	rates    map[string]float64
 
 	coord       GroupCoordinator
-	coordTimers map[string]*timer
+	coordTimers timerSet
 	groupCfg    GroupConfig
 
 	procs  []*process
@@ -94,7 +94,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	}
 	w := &World{
 		k: NewKernel(), sc: sc, opts: opts, streams: NewStreams(seed), models: models,
-		rates: map[string]float64{}, coordTimers: map[string]*timer{},
+		rates:  map[string]float64{},
 		byName: map[string]int{}, memberProc: map[string]int{}, trace: opts.Trace,
 	}
 	if opts.ShuffleTies {
@@ -114,7 +114,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
-		p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg, timers: map[string]*timer{},
+		p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg,
 			latency: NewSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
 			pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down"}
 		w.procs = append(w.procs, p)
@@ -336,7 +336,7 @@ func (w *World) applyClient(p *process, out *Effects) {
 		w.send(p, self, s.To, s.Msg, s.Thread)
 	}
 	for _, tr := range timers {
-		w.setTimer(p.timers, p, tr)
+		w.setTimer(&p.timers, p, tr)
 	}
 	p.callbacks = append(p.callbacks, cbs...)
 	if wantPoll {
@@ -349,18 +349,27 @@ func (w *World) applyClient(p *process, out *Effects) {
 	}
 }
 
-func (w *World) applyCoordinator(out *Effects) {
+// applyCoordinator applies the coordinator's effects. sender is the
+// process whose request the coordinator just handled, nil after a timer:
+// most messages answer it, and knowing it saves a lookup by name.
+func (w *World) applyCoordinator(out *Effects, sender *process) {
 	sends, timers, notes := out.Sends, out.Timers, out.Notes
 	for _, n := range notes {
 		w.coordNote(n)
 	}
 	for _, s := range sends {
-		if i, ok := w.byName[s.To.Process]; ok {
-			w.send(w.procs[i], Coordinator, s.To, s.Msg, s.Thread)
+		p := sender
+		if p == nil || p.name != s.To.Process {
+			i, ok := w.byName[s.To.Process]
+			if !ok {
+				continue
+			}
+			p = w.procs[i]
 		}
+		w.send(p, Coordinator, s.To, s.Msg, s.Thread)
 	}
 	for _, tr := range timers {
-		w.setTimer(w.coordTimers, nil, tr)
+		w.setTimer(&w.coordTimers, nil, tr)
 	}
 }
 
@@ -431,7 +440,7 @@ func (d *delivery) fire() {
 	if to.Process == CoordinatorProcess {
 		out := w.effects()
 		w.coord.Receive(w.coordEnv(), from, msg, out)
-		w.applyCoordinator(out)
+		w.applyCoordinator(out, p)
 		w.release(out)
 		return
 	}
@@ -736,8 +745,8 @@ func (w *World) stopProcess(p *process, clean bool) {
 	} else {
 		w.ledger.ReleaseAll(p.idx)
 	}
-	w.stopTimers(p.timers)
-	p.timers = map[string]*timer{}
+	w.stopTimers(&p.timers)
+	p.timers = timerSet{}
 	w.k.Cancel(p.autoCommit)
 	w.k.Cancel(p.closeDue)
 	p.alive, p.client, p.closing, p.catchingUp = false, nil, false, false
