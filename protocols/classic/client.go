@@ -41,6 +41,11 @@ func (s memberState) String() string {
 // Client is a classic-protocol consumer: the application thread's poll()
 // that prepares, joins and completes rebalances, and the background
 // heartbeat thread (AbstractCoordinator, ConsumerCoordinator).
+//
+// Assignments and topic lists are values: the client replaces them and
+// never changes one in place, and neither does anyone it shares them with
+// (messages, the coordinator, the assignors). So they are shared rather
+// than copied into every JoinGroup of a large group.
 type Client struct {
 	self      sim.Endpoint
 	cfg       sim.ConsumerConfig
@@ -79,6 +84,11 @@ type Client struct {
 	pendingCbs    int
 	afterCbs      func(env sim.ClientEnv, out *sim.Effects)
 	nextCallbackT int
+	// heartbeat is the last HeartbeatRequest sent, kept to send again
+	// while the member id and generation stay the same: a heartbeat is the
+	// most frequent message, and a message boxed once is not boxed again.
+	heartbeat    sim.Message
+	heartbeatFor HeartbeatRequest
 }
 
 // NewClient builds a classic client. strategy is the rebalance protocol the
@@ -198,13 +208,13 @@ func (c *Client) joinRequest() JoinGroupRequest {
 	req := JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
 		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
 	for _, a := range c.assignors {
-		sub := Subscription{Topics: slices.Clone(c.subscription), Owned: c.owned.Clone(), Generation: c.generation}
+		sub := Subscription{Topics: c.subscription, Owned: c.owned, Generation: c.generation}
 		if a.Name() == "sticky" {
 			// The EAGER StickyAssignor cannot rely on ownedPartitions (an
 			// eager member has revoked everything by now); it encodes its
 			// last assignment and generation in its userData instead
 			// (StickyAssignor.subscriptionUserData).
-			sub.Owned, sub.Generation = c.lastAssigned.Clone(), c.lastGeneration
+			sub.Owned, sub.Generation = c.lastAssigned, c.lastGeneration
 		}
 		req.Protocols = append(req.Protocols, ProtocolMetadata{Name: a.Name(), Metadata: sub})
 	}
@@ -354,8 +364,8 @@ func (c *Client) onJoinComplete(env sim.ClientEnv, assigned kafka.Assignment, ou
 		assigned = kafka.Assignment{}
 	}
 	revoke, add, rejoin := c.strategy.OnJoinComplete(c.owned, assigned)
-	c.owned = assigned.Clone()
-	c.lastAssigned, c.lastGeneration = assigned.Clone(), c.generation
+	c.owned = assigned
+	c.lastAssigned, c.lastGeneration = assigned, c.generation
 	c.rejoinNeeded, c.joinPrepared, c.fenced, c.backoff = rejoin, false, false, 0
 	out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID})
 	c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) {
@@ -444,8 +454,16 @@ func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 		return
 	}
 	c.hbInFlight = true
-	out.Send(sim.Coordinator, HeartbeatRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}, sim.BackgroundThread)
+	out.Send(sim.Coordinator, c.heartbeatRequest(), sim.BackgroundThread)
 	out.SetTimer("hb-timeout", env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
+}
+
+func (c *Client) heartbeatRequest() sim.Message {
+	req := HeartbeatRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
+	if c.heartbeat == nil || req != c.heartbeatFor {
+		c.heartbeat, c.heartbeatFor = req, req
+	}
+	return c.heartbeat
 }
 
 func (c *Client) onHeartbeatResponse(env sim.ClientEnv, r HeartbeatResponse, out *sim.Effects) {

@@ -94,11 +94,15 @@ type Group struct {
 	newMemberAdded   bool
 	initialRemaining time.Duration
 	nextID           int
+	// heartbeatOK and heartbeatRebalancing are the common heartbeat
+	// answers, boxed once (see heartbeatResponse).
+	heartbeatOK, heartbeatRebalancing sim.Message
 }
 
 // NewGroup returns an empty classic group.
 func NewGroup(cfg sim.GroupConfig) *Group {
-	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}, supporters: map[string]int{}}
+	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}, supporters: map[string]int{},
+		heartbeatOK: HeartbeatResponse{Error: None}, heartbeatRebalancing: HeartbeatResponse{Error: RebalanceInProgress}}
 }
 
 // State names the group state.
@@ -129,7 +133,7 @@ func (g *Group) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Messa
 	case SyncGroupRequest:
 		g.onSyncGroup(env, from, req, out)
 	case HeartbeatRequest:
-		out.Send(from, HeartbeatResponse{Error: g.onHeartbeat(env, req, out)}, sim.BackgroundThread)
+		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, req, out)), sim.BackgroundThread)
 	case LeaveGroupRequest:
 		out.Send(from, LeaveGroupResponse{Error: g.onLeaveGroup(env, req, out)}, sim.BackgroundThread)
 	default:
@@ -182,6 +186,18 @@ func (g *Group) rebalanceTimeout() time.Duration {
 
 func (g *Group) scheduleSession(env sim.CoordinatorEnv, m *Member, d time.Duration, out *sim.Effects) {
 	out.SetTimer(m.sessionTimer(), env.Now+d, 0)
+}
+
+// heartbeatResponse answers a heartbeat. The two common answers are boxed
+// once per group: a heartbeat is the most frequent message.
+func (g *Group) heartbeatResponse(code ErrorCode) sim.Message {
+	switch code {
+	case None:
+		return g.heartbeatOK
+	case RebalanceInProgress:
+		return g.heartbeatRebalancing
+	}
+	return HeartbeatResponse{Error: code}
 }
 
 // --- JoinGroup ---
