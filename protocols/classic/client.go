@@ -319,7 +319,7 @@ func (c *Client) performAssignment(r JoinGroupResponse) (map[string]kafka.Assign
 	if chosen == nil {
 		return nil, fmt.Errorf("leader has no assignor %q", r.ProtocolName)
 	}
-	in := assignor.Input{}
+	in := assignor.Input{Members: make([]assignor.Subscription, 0, len(r.Members))}
 	subscribed := map[string]bool{}
 	for _, m := range r.Members {
 		for _, t := range m.Metadata.Topics {

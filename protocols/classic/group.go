@@ -377,6 +377,7 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 func (g *Group) joinResponse(m *Member, skipAssignment bool) JoinGroupResponse {
 	r := JoinGroupResponse{Error: None, Generation: g.generation, ProtocolName: g.protocol, Leader: g.leader, MemberID: m.ID, SkipAssignment: skipAssignment}
 	if m.ID == g.leader {
+		r.Members = make([]JoinGroupMember, 0, len(g.members))
 		for _, o := range g.members {
 			r.Members = append(r.Members, JoinGroupMember{MemberID: o.ID, GroupInstanceID: o.InstanceID, Metadata: o.subscription(g.protocol)})
 		}
@@ -519,8 +520,14 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 		delete(g.pendingSync, m.ID)
 		g.scheduleSession(env, m, m.SessionTimeout, out)
 		if m.ID == g.leader {
+			// Assignments are values nobody changes in place: the
+			// leader's are kept as they are, not copied.
 			for _, o := range g.members {
-				o.Assignment = req.Assignments[o.ID].Clone()
+				a := req.Assignments[o.ID]
+				if a == nil {
+					a = kafka.Assignment{}
+				}
+				o.Assignment = a
 			}
 			g.transition(Stable, out)
 			out.Note(sim.Note{Kind: sim.NoteRebalance, Value: int64(g.generation), Detail: "classic generation completed"})
