@@ -133,12 +133,17 @@ func (a Assignment) Equal(b Assignment) bool {
 	return true
 }
 
-// Minus returns the partitions of a that are not in b.
+// Minus returns the partitions of a that are not in b; nil if there are
+// none (a nil Assignment reads as empty, and most differences a consumer
+// computes during a rebalance are empty).
 func (a Assignment) Minus(b Assignment) Assignment {
-	out := Assignment{}
+	var out Assignment
 	for t, ps := range a {
 		for _, p := range ps {
 			if _, ok := slices.BinarySearch(b[t], p); !ok {
+				if out == nil {
+					out = Assignment{}
+				}
 				out[t] = append(out[t], p)
 			}
 		}
@@ -146,12 +151,15 @@ func (a Assignment) Minus(b Assignment) Assignment {
 	return out
 }
 
-// Intersect returns the partitions in both a and b.
+// Intersect returns the partitions in both a and b; nil if there are none.
 func (a Assignment) Intersect(b Assignment) Assignment {
-	out := Assignment{}
+	var out Assignment
 	for t, ps := range a {
 		for _, p := range ps {
 			if _, ok := slices.BinarySearch(b[t], p); ok {
+				if out == nil {
+					out = Assignment{}
+				}
 				out[t] = append(out[t], p)
 			}
 		}
