@@ -5,14 +5,15 @@ import (
 )
 
 // Kernel is the discrete-event core: a virtual clock and a queue of pending
-// events ordered by (time, tie, sequence). It is single-threaded by design;
-// a run never starts a goroutine, so the order of events is the whole truth
+// events ordered by (time, key). It is single-threaded by design; a run
+// never starts a goroutine, so the order of events is the whole truth
 // about what happened.
 //
-// The tie field is zero unless tie shuffling is on; then it is drawn from a
-// random stream, so events scheduled for the same instant run in a
-// seed-determined but otherwise arbitrary order. The sequence number keeps
-// the order total either way.
+// The key is the event's sequence number, so simultaneous events run in
+// the order they were scheduled, unless tie shuffling is on: then it is
+// drawn from a random stream, so they run in a seed-determined but
+// otherwise arbitrary order. (Two equal 64-bit draws for the same instant
+// would still run in an order fixed by the seed.)
 type Kernel struct {
 	now time.Duration
 	seq uint64
@@ -24,9 +25,10 @@ type Kernel struct {
 	// every member's timers. The next event is the earlier of the two
 	// heads, so the order is the same as with one queue.
 	soon, later eventQueue
-	// handlers holds each queued event's handler by slot; freeSlots are
-	// the slots not in use.
+	// handlers and seqs hold each queued event's handler and sequence
+	// number by slot; freeSlots are the slots not in use.
 	handlers  []handler
+	seqs      []uint64
 	freeSlots []uint32
 	// canceled is a bitset indexed by sequence number: cheaper than a map
 	// on the hot path, at one bit per event ever scheduled.
@@ -79,20 +81,21 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 		t = k.now
 	}
 	k.seq++
-	var tie uint64
+	key := k.seq
 	if k.shuffle != nil {
-		tie = k.shuffle()
+		key = k.shuffle()
 	}
 	var slot uint32
 	if n := len(k.freeSlots); n > 0 {
 		slot = k.freeSlots[n-1]
 		k.freeSlots = k.freeSlots[:n-1]
-		k.handlers[slot] = h
+		k.handlers[slot], k.seqs[slot] = h, k.seq
 	} else {
 		slot = uint32(len(k.handlers))
 		k.handlers = append(k.handlers, h)
+		k.seqs = append(k.seqs, k.seq)
 	}
-	e := event{at: t, tie: tie, seq: k.seq, slot: slot}
+	e := event{at: t, key: key, slot: slot}
 	if t-k.now < soonWithin {
 		k.soon.push(e)
 	} else {
@@ -101,12 +104,12 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 	return EventID(k.seq)
 }
 
-// take removes and returns the handler in slot.
-func (k *Kernel) take(slot uint32) handler {
+// take frees slot and returns its handler and sequence number.
+func (k *Kernel) take(slot uint32) (handler, uint64) {
 	h := k.handlers[slot]
 	k.handlers[slot] = nil
 	k.freeSlots = append(k.freeSlots, slot)
-	return h
+	return h, k.seqs[slot]
 }
 
 // After schedules fn d after now.
@@ -140,8 +143,8 @@ func (k *Kernel) Step(until time.Duration) bool {
 			return false
 		}
 		ev := q.pop()
-		h := k.take(ev.slot)
-		if k.isCanceled(ev.seq) {
+		h, seq := k.take(ev.slot)
+		if k.isCanceled(seq) {
 			continue
 		}
 		k.now = ev.at
@@ -185,35 +188,26 @@ func (k *Kernel) RunUntil(until time.Duration) {
 }
 
 // event is a queued event's place in the order and the slot of its
-// handler. It holds no pointer, so moving events about the heap costs the
-// garbage collector nothing (no write barriers while it marks).
+// handler: 24 bytes and no pointer, so moving events about the heap is
+// cheap and costs the garbage collector nothing.
 type event struct {
 	at   time.Duration
-	tie  uint64
-	seq  uint64
+	key  uint64
 	slot uint32
 }
 
 func (a *event) before(b *event) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	if a.tie != b.tie {
-		return a.tie < b.tie
-	}
-	return a.seq < b.seq
+	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
 // eventQueue is a 4-ary min-heap of events stored by value. It is written
 // out rather than built on container/heap to avoid the interface boxing of
 // every push and pop. Four children per node halve the depth of a binary
-// heap, and the four sit side by side in memory; a sift moves a hole down
-// or up and writes the moving event once, instead of swapping at every
-// level. A run of a few hundred members keeps thousands of events queued
-// (a few timers per member), so a pop's depth is most of the kernel's cost.
-//
-// The order of events is the total order of (at, tie, seq), so the shape
-// of the heap never shows in the order events run.
+// heap, and the four sit side by side in memory. A sift moves a hole and
+// writes the moving event once, instead of swapping at every level; a pop
+// takes the hole all the way down along the least children and then lifts
+// the heap's last event into it from there (Floyd's method), which saves
+// comparing that event, almost always a late one, at every level.
 type eventQueue struct{ items []event }
 
 const heapArity = 4
@@ -223,8 +217,12 @@ func (q *eventQueue) peek() *event { return &q.items[0] }
 
 func (q *eventQueue) push(e event) {
 	q.items = append(q.items, event{})
+	q.up(len(q.items)-1, e)
+}
+
+// up moves e from the hole at i towards the root to its place.
+func (q *eventQueue) up(i int, e event) {
 	items := q.items
-	i := len(items) - 1
 	for i > 0 {
 		parent := (i - 1) / heapArity
 		if !e.before(&items[parent]) {
@@ -240,7 +238,7 @@ func (q *eventQueue) pop() event {
 	items := q.items
 	top := items[0]
 	n := len(items) - 1
-	moving := items[n]
+	last := items[n]
 	items = items[:n]
 	q.items = items
 	if n == 0 {
@@ -258,12 +256,9 @@ func (q *eventQueue) pop() event {
 				m = c
 			}
 		}
-		if !items[m].before(&moving) {
-			break
-		}
 		items[i] = items[m]
 		i = m
 	}
-	items[i] = moving
+	q.up(i, last)
 	return top
 }

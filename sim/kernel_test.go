@@ -35,18 +35,18 @@ func TestKernelOrdersByTimeThenSequence(t *testing.T) {
 }
 
 // TestEventQueueMatchesSortedOrder checks the heap against a sort: over
-// random interleavings of pushes and pops, with many equal times and ties,
-// every pop returns the least pending event in (at, tie, seq) order.
+// random interleavings of pushes and pops, with many equal times, every pop
+// returns the least pending event in (at, key) order.
 func TestEventQueueMatchesSortedOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := 0; round < 200; round++ {
 		var q eventQueue
 		var pending []event
-		var seq uint64
 		for step := 0; step < 500; step++ {
 			if len(pending) == 0 || r.IntN(3) > 0 {
-				seq++
-				e := event{at: time.Duration(r.IntN(20)), tie: uint64(r.IntN(3)), seq: seq}
+				// Keys are sequence numbers or, with shuffled ties,
+				// random draws; random ones cover both orders.
+				e := event{at: time.Duration(r.IntN(20)), key: r.Uint64()}
 				q.push(e)
 				pending = append(pending, e)
 				continue
@@ -60,8 +60,8 @@ func TestEventQueueMatchesSortedOrder(t *testing.T) {
 			})
 			want := pending[0]
 			pending = pending[1:]
-			if got.at != want.at || got.tie != want.tie || got.seq != want.seq {
-				t.Fatalf("round %d step %d: popped (%v,%d,%d), want (%v,%d,%d)", round, step, got.at, got.tie, got.seq, want.at, want.tie, want.seq)
+			if got.at != want.at || got.key != want.key {
+				t.Fatalf("round %d step %d: popped (%v,%d), want (%v,%d)", round, step, got.at, got.key, want.at, want.key)
 			}
 		}
 		if q.len() != len(pending) {
