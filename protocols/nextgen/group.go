@@ -261,23 +261,24 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	return &n
 }
 
-// subscribedTopicNames counts the subscribers of every topic any member
-// subscribes to (ModernGroup.subscribedTopicNames).
-func (g *consumerGroup) subscribedTopicNames() map[string]int {
-	counts := map[string]int{}
+// subscribed tells whether some member subscribes to topic.
+func (g *consumerGroup) subscribed(topic string) bool {
 	for _, m := range g.members {
-		for _, t := range m.subscription {
-			counts[t]++
+		if _, ok := slices.BinarySearch(m.subscription, topic); ok {
+			return true
 		}
 	}
-	return counts
+	return false
 }
 
 // subscriptionType is ModernGroup.subscriptionType: homogeneous iff every
 // subscribed topic is subscribed by every member.
+//
+// Subscriptions are sorted and free of duplicates, so that is every member
+// subscribing to the same list, which needs no counting map.
 func (g *consumerGroup) subscriptionType() assignor.SubscriptionType {
-	for _, n := range g.subscribedTopicNames() {
-		if n != len(g.members) {
+	for _, m := range g.members {
+		if !slices.Equal(m.subscription, g.members[0].subscription) {
 			return assignor.Heterogeneous
 		}
 	}
@@ -286,11 +287,13 @@ func (g *consumerGroup) subscriptionType() assignor.SubscriptionType {
 
 // computeSubscriptionMetadata lists the subscribed topics that exist, with
 // their partition counts, in metadata order.
+// It runs on every join, so it asks of each topic whether some member
+// subscribes to it, which the first member usually answers, rather than
+// counting every member's subscriptions.
 func (g *consumerGroup) computeSubscriptionMetadata(metadata []kafka.Topic) []kafka.Topic {
-	counts := g.subscribedTopicNames()
 	var out []kafka.Topic
 	for _, t := range metadata {
-		if counts[t.Name] > 0 {
+		if g.subscribed(t.Name) {
 			out = append(out, t)
 		}
 	}

@@ -344,3 +344,15 @@ func TestRandomGroupsKeepInvariants(t *testing.T) {
 		}
 	}
 }
+
+// subscribedTopicNames counts the subscribers of every topic any member
+// subscribes to (ModernGroup.subscribedTopicNames).
+func (g *consumerGroup) subscribedTopicNames() map[string]int {
+	counts := map[string]int{}
+	for _, m := range g.members {
+		for _, t := range m.subscription {
+			counts[t]++
+		}
+	}
+	return counts
+}
