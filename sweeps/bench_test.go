@@ -25,7 +25,8 @@ func BenchmarkSweep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetGCPercent(debug.SetGCPercent(800))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("members=100/seeds=200/parallel=%d", workers), func(b *testing.B) {
 			for b.Loop() {
