@@ -17,13 +17,16 @@ import (
 type Kernel struct {
 	now time.Duration
 	seq uint64
-	// Pending events wait in one of two queues by how far ahead they were
-	// scheduled: soon (messages in flight, callbacks, polls) or later
-	// (timers: heartbeats, session timeouts). Most events are messages,
-	// run a millisecond or so after they are scheduled; in their own small
-	// heap they cost a level or two instead of the depth of a heap holding
-	// every member's timers. The next event is the earlier of the two
-	// heads, so the order is the same as with one queue.
+	// Pending events wait in one of three queues. Events scheduled well
+	// ahead (timers: heartbeats, session timeouts) wait in the later heap.
+	// Events due soon (messages in flight, callbacks, polls) go to the
+	// inOrder queue when they come no earlier than its last event, and to
+	// the soon heap otherwise: with a constant network latency every
+	// message is scheduled in order, and most events are messages, so
+	// most events never meet a heap at all. The next event is the
+	// earliest of the three heads, so the order is the same as with one
+	// queue.
+	inOrder     eventFIFO
 	soon, later eventQueue
 	// handlers and seqs hold each queued event's handler and sequence
 	// number by slot; freeSlots are the slots not in use.
@@ -96,10 +99,13 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 		k.seqs = append(k.seqs, k.seq)
 	}
 	e := event{at: t, key: key, slot: slot}
-	if t-k.now < soonWithin {
-		k.soon.push(e)
-	} else {
+	switch {
+	case t-k.now >= soonWithin:
 		k.later.push(e)
+	case k.inOrder.len() == 0 || !e.before(k.inOrder.last()):
+		k.inOrder.push(e)
+	default:
+		k.soon.push(e)
 	}
 	return EventID(k.seq)
 }
@@ -138,11 +144,10 @@ func (k *Kernel) isCanceled(seq uint64) bool {
 // it ran one.
 func (k *Kernel) Step(until time.Duration) bool {
 	for {
-		q := k.next()
-		if q == nil || q.peek().at > until {
+		ev, ok := k.popNext(until)
+		if !ok {
 			return false
 		}
-		ev := q.pop()
 		h, seq := k.take(ev.slot)
 		if k.isCanceled(seq) {
 			continue
@@ -157,24 +162,34 @@ func (k *Kernel) Step(until time.Duration) bool {
 	}
 }
 
-// soonWithin is how far ahead an event may be scheduled to wait in the
-// soon queue: beyond network latencies, short of heartbeat intervals.
+// soonWithin is how far ahead an event may be scheduled to wait with the
+// events due soon: beyond network latencies, short of heartbeat intervals.
 const soonWithin = 100 * time.Millisecond
 
-// next returns the queue holding the next event, nil if none is pending.
-func (k *Kernel) next() *eventQueue {
-	switch {
-	case k.soon.len() == 0:
-		if k.later.len() == 0 {
-			return nil
-		}
-		return &k.later
-	case k.later.len() == 0:
-		return &k.soon
-	case k.later.peek().before(k.soon.peek()):
-		return &k.later
+// popNext removes and returns the earliest pending event if it is due at
+// or before until.
+func (k *Kernel) popNext(until time.Duration) (event, bool) {
+	var head *event
+	from := 0
+	if k.inOrder.len() > 0 {
+		head, from = k.inOrder.peek(), 1
 	}
-	return &k.soon
+	if k.soon.len() > 0 && (head == nil || k.soon.peek().before(head)) {
+		head, from = k.soon.peek(), 2
+	}
+	if k.later.len() > 0 && (head == nil || k.later.peek().before(head)) {
+		head, from = k.later.peek(), 3
+	}
+	if head == nil || head.at > until {
+		return event{}, false
+	}
+	switch from {
+	case 1:
+		return k.inOrder.pop(), true
+	case 2:
+		return k.soon.pop(), true
+	}
+	return k.later.pop(), true
 }
 
 // RunUntil runs every event up to and including time until, then advances
@@ -198,6 +213,34 @@ type event struct {
 
 func (a *event) before(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.key < b.key)
+}
+
+// eventFIFO is a queue of events that arrive in order.
+type eventFIFO struct {
+	items []event
+	head  int
+}
+
+func (f *eventFIFO) len() int     { return len(f.items) - f.head }
+func (f *eventFIFO) peek() *event { return &f.items[f.head] }
+func (f *eventFIFO) last() *event { return &f.items[len(f.items)-1] }
+
+func (f *eventFIFO) push(e event) {
+	if f.head > 0 && f.head >= len(f.items)/2 {
+		// Reuse the front half rather than grow: the queue stays short.
+		n := copy(f.items, f.items[f.head:])
+		f.items, f.head = f.items[:n], 0
+	}
+	f.items = append(f.items, e)
+}
+
+func (f *eventFIFO) pop() event {
+	e := f.items[f.head]
+	f.head++
+	if f.head == len(f.items) {
+		f.items, f.head = f.items[:0], 0
+	}
+	return e
 }
 
 // eventQueue is a 4-ary min-heap of events stored by value. It is written

@@ -70,6 +70,66 @@ func TestEventQueueMatchesSortedOrder(t *testing.T) {
 	}
 }
 
+// TestKernelRunsEventsInOrder drives the kernel's three queues at once:
+// events at a constant delay (in order), at small random delays (out of
+// order), and far ahead, some cancelled, each scheduling more. Since a new
+// event is never before the running one, the events must run in strictly
+// increasing (time, sequence) order, and every event not cancelled must
+// run.
+func TestKernelRunsEventsInOrder(t *testing.T) {
+	type ran struct {
+		at time.Duration
+		id EventID
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	k := NewKernel()
+	var got []ran
+	pending := map[EventID]bool{}
+	var schedule func(depth int)
+	schedule = func(depth int) {
+		var d time.Duration
+		switch r.IntN(4) {
+		case 0, 1:
+			d = time.Millisecond
+		case 2:
+			d = time.Duration(r.IntN(int(2 * time.Millisecond)))
+		default:
+			d = time.Duration(r.IntN(int(5 * time.Second)))
+		}
+		var id EventID
+		id = k.After(d, func() {
+			got = append(got, ran{k.Now(), id})
+			delete(pending, id)
+			if depth < 6 {
+				for i := r.IntN(3); i > 0; i-- {
+					schedule(depth + 1)
+				}
+			}
+		})
+		pending[id] = true
+		if r.IntN(10) == 0 {
+			k.Cancel(id)
+			delete(pending, id)
+		}
+	}
+	for i := 0; i < 300; i++ {
+		schedule(0)
+	}
+	k.RunUntil(time.Hour)
+	if len(pending) != 0 {
+		t.Fatalf("%d events never ran", len(pending))
+	}
+	if len(got) < 1000 {
+		t.Fatalf("only %d events ran; the test drives too few", len(got))
+	}
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1], got[i]
+		if b.at < a.at || (b.at == a.at && b.id < a.id) {
+			t.Fatalf("event %d (at %v) ran after event %d (at %v)", b.id, b.at, a.id, a.at)
+		}
+	}
+}
+
 func TestKernelRunUntilStopsAtHorizon(t *testing.T) {
 	k := NewKernel()
 	ran := false
