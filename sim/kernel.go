@@ -28,10 +28,9 @@ type Kernel struct {
 	// queue.
 	inOrder     eventFIFO
 	soon, later eventQueue
-	// handlers and seqs hold each queued event's handler and sequence
-	// number by slot; freeSlots are the slots not in use.
-	handlers  []handler
-	seqs      []uint64
+	// slots hold each queued event's handler and sequence number, side
+	// by side; freeSlots are the slots not in use.
+	slots     []slot
 	freeSlots []uint32
 	// canceled is a bitset indexed by sequence number: cheaper than a map
 	// on the hot path, at one bit per event ever scheduled.
@@ -88,17 +87,16 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 	if k.shuffle != nil {
 		key = k.shuffle()
 	}
-	var slot uint32
+	var i uint32
 	if n := len(k.freeSlots); n > 0 {
-		slot = k.freeSlots[n-1]
+		i = k.freeSlots[n-1]
 		k.freeSlots = k.freeSlots[:n-1]
-		k.handlers[slot], k.seqs[slot] = h, k.seq
+		k.slots[i] = slot{h, k.seq}
 	} else {
-		slot = uint32(len(k.handlers))
-		k.handlers = append(k.handlers, h)
-		k.seqs = append(k.seqs, k.seq)
+		i = uint32(len(k.slots))
+		k.slots = append(k.slots, slot{h, k.seq})
 	}
-	e := event{at: t, key: key, slot: slot}
+	e := event{at: t, key: key, slot: i}
 	switch {
 	case t-k.now >= soonWithin:
 		k.later.push(e)
@@ -110,12 +108,18 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 	return EventID(k.seq)
 }
 
-// take frees slot and returns its handler and sequence number.
-func (k *Kernel) take(slot uint32) (handler, uint64) {
-	h := k.handlers[slot]
-	k.handlers[slot] = nil
-	k.freeSlots = append(k.freeSlots, slot)
-	return h, k.seqs[slot]
+// slot is a queued event's handler and sequence number.
+type slot struct {
+	h   handler
+	seq uint64
+}
+
+// take frees slot i and returns its handler and sequence number.
+func (k *Kernel) take(i uint32) (handler, uint64) {
+	s := k.slots[i]
+	k.slots[i].h = nil
+	k.freeSlots = append(k.freeSlots, i)
+	return s.h, s.seq
 }
 
 // After schedules fn d after now.

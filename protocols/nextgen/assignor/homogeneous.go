@@ -60,7 +60,12 @@ func assignHomogeneous(members []Member, ti *topicIndex) (map[string]kafka.Assig
 	}
 	// Mark what the current targets hold (GroupSpec.isPartitionAssigned).
 	// Only membership is recorded here, so map iteration order is harmless.
+	// In a large group most members hold nothing: they are skipped
+	// without starting a map iteration.
 	for m := range members {
+		if len(members[m].Current) == 0 {
+			continue
+		}
 		for name, ps := range members[m].Current {
 			t := ti.lookup(name)
 			if t < 0 || !subscribed[t] {
@@ -105,7 +110,10 @@ func assignHomogeneous(members []Member, ti *topicIndex) (map[string]kafka.Assig
 			quota++
 			extra--
 		}
-		topicsBuf = currentTopics(topicsBuf, members[m].Current, ti)
+		topicsBuf = topicsBuf[:0]
+		if len(members[m].Current) > 0 {
+			topicsBuf = currentTopics(topicsBuf, members[m].Current, ti)
+		}
 		for _, t := range topicsBuf {
 			if !subscribed[t] {
 				// Partitions of a topic the group no longer subscribes to

@@ -158,6 +158,9 @@ func checkMembers(members []Member, out map[string]kafka.Assignment) (map[string
 // sameRuns tells whether current holds exactly the partitions parts (of
 // topics topicOf, in runs runs of one topic each, ascending).
 func sameRuns(current kafka.Assignment, runs int, ti *topicIndex, parts, topicOf []int32) bool {
+	if len(current) == 0 {
+		return runs == 0
+	}
 	held := 0
 	for _, ps := range current {
 		if len(ps) > 0 {
