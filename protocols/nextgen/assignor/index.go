@@ -197,17 +197,22 @@ func emptyAssignments(members []Member) map[string]kafka.Assignment {
 
 // buildAssignments turns a flat owner slice (global partition index → member
 // index, or a negative value for "nobody") into one kafka.Assignment per
-// member. Partitions are laid out member by member in a single backing array
-// by a counting sort, so each member's partitions of a topic are a sorted
-// sub-slice of it; capacities are clipped so that a caller appending to one
-// member's list cannot overwrite another's. A member whose new assignment
-// equals its current one gets the current map itself: in a large group
-// most members keep what they had (often nothing), and the coordinator
-// treats targets as read-only.
+// member. A counting sort lays the partitions out member by member, so each
+// member's partitions of a topic are a sorted run.
+//
+// A member whose new assignment equals its current one gets the current map
+// itself: in a large group most members keep what they had (often nothing),
+// and the coordinator treats targets as read-only. Every other member gets
+// its partitions in one array of its own, each topic's list a sub-slice of
+// it with its capacity clipped so that appending to one cannot overwrite
+// the next. One array per member, not one for the whole group, because a
+// kept assignment keeps its array alive: sharing one would keep a copy of
+// every partition alive per recomputation (hundreds of MB for a
+// 100,000-partition group through a rolling restart).
 func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[string]kafka.Assignment {
 	nm := len(members)
 	// next[m] starts as the count of member m's partitions and becomes the
-	// write position of member m in the backing arrays.
+	// write position of member m in the sorted arrays.
 	next := make([]int, nm+1)
 	for _, m := range owner {
 		if m >= 0 {
@@ -248,13 +253,14 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[strin
 			out[members[m].ID] = cur
 			continue
 		}
+		own := slices.Clone(parts[lo:hi])
 		a := make(kafka.Assignment, runs)
 		for i := lo; i < hi; {
 			j := i + 1
 			for j < hi && topicOf[j] == topicOf[i] {
 				j++
 			}
-			a[ti.names[topicOf[i]]] = parts[i:j:j]
+			a[ti.names[topicOf[i]]] = own[i-lo : j-lo : j-lo]
 			i = j
 		}
 		out[members[m].ID] = a
