@@ -113,28 +113,6 @@ func ParseWith(source string, data []byte, overrides []Override) (*sim.Scenario,
 	return s, nil
 }
 
-// decodeRoot is what Parse does once the YAML is read: decode, then check.
-func decodeRoot(source string, root *yaml.Node) (*sim.Scenario, error) {
-	d := &decoder{source: source, nodes: map[string]*yaml.Node{}}
-	s := d.scenario(root)
-	if len(d.errs) > 0 {
-		sortErrors(d.errs)
-		return nil, asError(d.errs)
-	}
-	c := newChecker(s, d)
-	c.run()
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func sortErrors(errs []*Error) {
-	slices.SortStableFunc(errs, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-	})
-}
-
 // Values an override brings into the tree carry made-up line numbers,
 // overrideLine + k<<overrideShift + their line within the value, so that a
 // problem the decoder finds in them can be traced to override k and

@@ -70,20 +70,15 @@ func unwrapPathError(err error) string {
 // Keys the file leaves out get their defaults, so the result is complete:
 // every GroupConfig field is filled, and a zero there means zero.
 func Parse(source string, data []byte) (*sim.Scenario, error) {
-	if source == "" {
-		source = "<scenario>"
-	}
-	root, err := parseYAML(source, data)
-	if err != nil {
-		return nil, err
-	}
+	return ParseWith(source, data, nil)
+}
+
+// decodeRoot is what parsing does once the YAML is read: decode, then check.
+func decodeRoot(source string, root *yaml.Node) (*sim.Scenario, error) {
 	d := &decoder{source: source, nodes: map[string]*yaml.Node{}}
 	s := d.scenario(root)
 	if len(d.errs) > 0 {
-		// Sections are decoded in dependency order; report in file order.
-		slices.SortStableFunc(d.errs, func(a, b *Error) int {
-			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-		})
+		sortErrors(d.errs)
 		return nil, asError(d.errs)
 	}
 	c := newChecker(s, d)
@@ -92,6 +87,14 @@ func Parse(source string, data []byte) (*sim.Scenario, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// sortErrors puts errors in file order: sections are decoded in dependency
+// order, not in the order they stand in the file.
+func sortErrors(errs []*Error) {
+	slices.SortStableFunc(errs, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 }
 
 func topKeys() []string {
