@@ -26,16 +26,10 @@ func (rangeAssignor) Name() string { return "range" }
 // homogeneous group every topic is split in the same member order, which
 // co-partitions topics of equal size.
 func (rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
-	if err := checkSpec(spec); err != nil {
-		return nil, err
-	}
-	if len(spec.Members) == 0 {
-		return map[string]kafka.Assignment{}, nil
-	}
-	ti, err := newTopicIndex(topics)
-	if err != nil {
-		return nil, err
-	}
+	return assignWith(spec, topics, assignRange)
+}
+
+func assignRange(spec GroupSpec, ti *topicIndex) (map[string]kafka.Assignment, error) {
 	members := spec.Members
 	subs := resolveSubscriptions(members, ti)
 
@@ -113,5 +107,5 @@ func (rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]ka
 		}
 		out[members[m].ID] = a
 	}
-	return checkMembers(members, out)
+	return out, nil
 }

@@ -20,6 +20,18 @@ func (uniformAssignor) Name() string { return "uniform" }
 // Assign runs the homogeneous builder for a Homogeneous spec and the
 // heterogeneous builder otherwise. An empty group gets an empty result.
 func (uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	return assignWith(spec, topics, func(spec GroupSpec, ti *topicIndex) (map[string]kafka.Assignment, error) {
+		if spec.Type == Homogeneous {
+			return assignHomogeneous(spec.Members, ti)
+		}
+		return assignHeterogeneous(spec.Members, ti)
+	})
+}
+
+// assignWith is the frame every server assignor shares: it checks spec,
+// answers an empty group with an empty result, indexes the topics, runs
+// build on the rest and checks that the result names each member once.
+func assignWith(spec GroupSpec, topics []kafka.Topic, build func(GroupSpec, *topicIndex) (map[string]kafka.Assignment, error)) (map[string]kafka.Assignment, error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
@@ -30,12 +42,7 @@ func (uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	var out map[string]kafka.Assignment
-	if spec.Type == Homogeneous {
-		out, err = assignHomogeneous(spec.Members, ti)
-	} else {
-		out, err = assignHeterogeneous(spec.Members, ti)
-	}
+	out, err := build(spec, ti)
 	if err != nil {
 		return nil, err
 	}
