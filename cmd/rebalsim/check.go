@@ -43,11 +43,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	parallel := fs.Int("parallel", 0, "simulations to run at once (default: GOMAXPROCS)")
 	verbose := fs.BoolP("verbose", "v", false, "also list every passing check with what it measured on its worst seed")
 	fs.Usage = func() { fmt.Fprint(stderr, checkHelp+fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK, nil
-		}
-		return exitBadInput, usageError{err}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
 	}
 	if fs.NArg() == 0 {
 		return exitBadInput, badInput("no scenarios given; try 'rebalsim check library' or 'rebalsim check scenarios/'")

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit codes, documented in the usage text and the README.
@@ -37,6 +39,19 @@ func (e usageError) Unwrap() error { return e.err }
 
 func badInput(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
+}
+
+// parseFlags parses a subcommand's args into fs. done says the command
+// should stop and return code and err: asked for help (printed by
+// fs.Usage, a success), or given bad flags.
+func parseFlags(fs *pflag.FlagSet, args []string) (done bool, code int, err error) {
+	switch err := fs.Parse(args); {
+	case err == pflag.ErrHelp:
+		return true, exitOK, nil
+	case err != nil:
+		return true, exitBadInput, usageError{err}
+	}
+	return false, 0, nil
 }
 
 // command is one subcommand.

@@ -20,11 +20,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rebalsim validate scenario.yaml...\n\nChecks scenario files against the schema without running them.\n")
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK, nil
-		}
-		return exitBadInput, usageError{err}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
 	}
 	if fs.NArg() == 0 {
 		return exitBadInput, badInput("no scenario files given")
@@ -72,11 +69,8 @@ func cmdConformance(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rebalsim conformance --vectors FILE\n\nRuns every vector of FILE against rebalsim's assignors and the KIP-848\nreconciliation state machine; exits 1 if any fails.\n\nFlags:\n%s", fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK, nil
-		}
-		return exitBadInput, usageError{err}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
 	}
 	if *vectors == "" {
 		return exitBadInput, badInput("--vectors FILE is required")
@@ -128,11 +122,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rebalsim report result.json [--out DIR]\n\nRe-renders everything from a saved result, without re-simulating.\n\nFlags:\n%s", fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK, nil
-		}
-		return exitBadInput, usageError{err}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
 	}
 	if fs.NArg() != 1 {
 		return exitBadInput, badInput("expected one result.json")

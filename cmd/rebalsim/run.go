@@ -60,11 +60,8 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rebalsim %s [flags]\n\nWith no file, the embedded %q example runs.\n\nFlags:\n%s", synopsis, defaultExample, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK, nil
-		}
-		return exitBadInput, usageError{err}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
 	}
 	if fs.NArg() > 1 {
 		return exitBadInput, badInput("expected at most one scenario, got %d", fs.NArg())

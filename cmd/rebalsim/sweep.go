@@ -51,11 +51,8 @@ merge' combines the n slices into the files a whole sweep writes.
 Flags:
 %s`, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK, nil
-		}
-		return exitBadInput, usageError{err}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
 	}
 	if fs.NArg() > 1 {
 		return exitBadInput, badInput("expected at most one scenario, got %d", fs.NArg())
@@ -161,11 +158,8 @@ every shard must be given exactly once.
 Flags:
 %s`, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return exitOK, nil
-		}
-		return exitBadInput, usageError{err}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
 	}
 	if fs.NArg() == 0 {
 		return exitBadInput, badInput("no shard directories given")
