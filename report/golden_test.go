@@ -17,19 +17,31 @@ import (
 // them from the current output, to be reviewed as a diff like code.
 var regen = flag.Bool("regen", false, "rewrite the golden files in testdata from the current output")
 
-// checkGolden compares text (or SVG) output byte for byte.
-func checkGolden(t *testing.T, name string, got []byte) {
+// readGolden returns the golden file testdata/name to compare got with;
+// with -regen it writes got there instead and reports there is nothing to
+// compare.
+func readGolden(t *testing.T, name string, got []byte) (want []byte, compare bool) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *regen {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
+		return nil, false
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("reading golden file (create it with -regen): %v", err)
+		t.Fatalf("reading golden file %s (create it with -regen): %v", path, err)
+	}
+	return want, true
+}
+
+// checkGolden compares text (or SVG) output byte for byte.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	want, compare := readGolden(t, name, got)
+	if !compare {
+		return
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file; rerun with -regen if the change is intended\n%s", name, firstDifference(string(want), string(got)))
@@ -61,16 +73,9 @@ func firstDifference(want, got string) string {
 // <name>.failed.png for a look.
 func checkGoldenPNG(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *regen {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	want, compare := readGolden(t, name, got)
+	if !compare {
 		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden image (create it with -regen): %v", err)
 	}
 	gi, err := png.Decode(bytes.NewReader(got))
 	if err != nil {
@@ -81,7 +86,7 @@ func checkGoldenPNG(t *testing.T, name string, got []byte) {
 		t.Fatalf("decoding golden %s: %v", name, err)
 	}
 	if same, where := samePixels(gi, wi); !same {
-		failed := strings.TrimSuffix(path, ".png") + ".failed.png"
+		failed := strings.TrimSuffix(filepath.Join("testdata", name), ".png") + ".failed.png"
 		os.WriteFile(failed, got, 0o644)
 		t.Errorf("%s differs from its golden image (%s); the new rendering is in %s; rerun with -regen if the change is intended", name, where, failed)
 	}
