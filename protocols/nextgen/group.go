@@ -61,6 +61,11 @@ type member struct {
 	// joinTimerArmed tells whether a classic member's join timer runs
 	// (it is scheduled only if absent).
 	joinTimerArmed bool
+	// target is the member's target assignment, nil until the first
+	// computation that includes the member. It is kept here rather than
+	// in a map by member id because every recomputation reads and writes
+	// every member's.
+	target kafka.Assignment
 }
 
 // classicMetadata is what the coordinator keeps of a classic member's last
@@ -95,7 +100,6 @@ type consumerGroup struct {
 	members []*member
 	byID    map[string]*member
 	static  map[string]string // instance id → member id
-	target  map[string]kafka.Assignment
 	// specMembers is the assignor input's member list, kept for reuse.
 	specMembers []assignor.Member
 	// partitionEpochs holds, for every partition some member holds or is
@@ -118,7 +122,7 @@ func newConsumerGroup(cfg sim.GroupConfig, assignors assignor.Set) *consumerGrou
 	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
 	// the subscription metadata.
 	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]string{},
-		target: map[string]kafka.Assignment{}, partitionEpochs: partitionEpochs{}, metadataExpired: true}
+		partitionEpochs: partitionEpochs{}, metadataExpired: true}
 }
 
 func (g *consumerGroup) isEmpty() bool { return len(g.members) == 0 }
@@ -224,7 +228,6 @@ func (g *consumerGroup) removeMember(m *member) {
 	g.partitionEpochs.release(m.Assigned, m.Epoch)
 	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
 	delete(g.byID, m.id)
-	delete(g.target, m.id)
 	g.countReconciling(m, -1)
 	if m.instanceID != "" && g.static[m.instanceID] == m.id {
 		delete(g.static, m.instanceID)
@@ -252,10 +255,6 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	delete(g.byID, old.id)
 	g.byID[newID] = &n
 	g.static[n.instanceID] = newID
-	if t, ok := g.target[old.id]; ok {
-		delete(g.target, old.id)
-		g.target[newID] = t
-	}
 	g.partitionEpochs.claim(n.Assigned, n.Epoch)
 	g.partitionEpochs.claim(n.PendingRevocation, n.Epoch)
 	return &n
@@ -348,45 +347,27 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
 	// in a large group the target is recomputed on every join.
 	spec := assignor.GroupSpec{Type: g.subscriptionType(), Members: g.specMembers[:0]}
 	for _, m := range g.members {
-		spec.Members = append(spec.Members, assignor.Member{ID: m.id, InstanceID: m.instanceID, Topics: m.subscription, Current: g.target[m.id]})
+		spec.Members = append(spec.Members, assignor.Member{ID: m.id, InstanceID: m.instanceID, Topics: m.subscription, Current: m.target})
 	}
-	target, err := a.Assign(spec, g.subscriptionMetadata)
+	// AssignEach gives a member the assignor left out an empty target and
+	// drops ids that are not members.
+	target, err := assignor.AssignEach(a, spec, g.subscriptionMetadata)
 	clear(spec.Members) // keep no old targets alive through the buffer
 	g.specMembers = spec.Members
 	if err != nil {
 		panic(fmt.Sprintf("nextgen: assignor %s: %v", name, err))
 	}
-	// The result becomes the target as it is when it has exactly the
-	// group's members (the built-in assignors always do); otherwise it is
-	// copied, giving a member the assignor left out an empty target and
-	// dropping ids that are not members.
-	exact := len(target) == len(g.members)
-	for _, m := range g.members {
-		if target[m.id] == nil {
-			exact = false
-			break
-		}
+	for i, m := range g.members {
+		m.target = target[i]
 	}
-	if !exact {
-		copied := make(map[string]kafka.Assignment, len(g.members))
-		for _, m := range g.members {
-			t := target[m.id]
-			if t == nil {
-				t = kafka.Assignment{}
-			}
-			copied[m.id] = t
-		}
-		target = copied
-	}
-	g.target = target
 	g.setTargetEpoch(g.groupEpoch)
 	g.lastAssignmentAt, g.hasAssigned = now, true
 }
 
 // targetOf returns a member's target, empty if it has none yet.
-func (g *consumerGroup) targetOf(id string) kafka.Assignment {
-	if t, ok := g.target[id]; ok {
-		return t
+func (g *consumerGroup) targetOf(m *member) kafka.Assignment {
+	if m.target != nil {
+		return m.target
 	}
 	return kafka.Assignment{}
 }
@@ -398,7 +379,7 @@ func (g *consumerGroup) waitingOnUnreleasedPartition(m *member) bool {
 	if m.State != reconcile.UnreleasedPartitions {
 		return false
 	}
-	for _, tp := range g.targetOf(m.id).Partitions() {
+	for _, tp := range g.targetOf(m).Partitions() {
 		if !m.Assigned.Contains(tp) && g.currentPartitionEpoch(tp) != -1 {
 			return true
 		}

@@ -267,7 +267,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 	next, err := reconcile.Reconcile(reconcile.Input{
 		Member:         m.Member,
 		TargetEpoch:    g.targetEpoch,
-		Target:         g.targetOf(m.id),
+		Target:         g.targetOf(m),
 		PartitionEpoch: g.currentPartitionEpoch,
 		Owned:          owned,
 		OwnedKnown:     ownedKnown,

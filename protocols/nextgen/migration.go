@@ -82,7 +82,7 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 			classic:          &classicMetadata{sessionTimeout: cm.SessionTimeout, protocols: slices.Clone(cm.Protocols)},
 		}
 		g.addMember(m)
-		g.target[m.id] = assigned.Clone()
+		m.target = assigned.Clone()
 	}
 	// Like any new consumer group, the converted group has no subscription
 	// metadata yet: the first heartbeat computes it and, finding it changed,
@@ -146,7 +146,7 @@ func (c *Coordinator) convertToClassicGroup(env sim.CoordinatorEnv, leaving, joi
 		}
 		cm := &classic.Member{ID: m.id, InstanceID: m.instanceID, ClientID: m.clientID, Endpoint: m.endpoint,
 			SessionTimeout: m.classic.sessionTimeout, RebalanceTimeout: m.rebalanceTimeout,
-			Protocols: slices.Clone(m.classic.protocols), Assignment: g.targetOf(m.id).Clone()}
+			Protocols: slices.Clone(m.classic.protocols), Assignment: g.targetOf(m).Clone()}
 		if m == joining {
 			last = cm
 			continue

@@ -146,10 +146,10 @@ func (c *checkedCoordinator) check(env sim.CoordinatorEnv) {
 	subscribers := g.subscribedTopicNames()
 	owner := map[kafka.TopicPartition]string{}
 	for _, m := range g.members {
-		if !m.Assigned.Equal(g.targetOf(m.id)) || m.Epoch != g.targetEpoch {
-			c.fail(env, "stable group, but %s holds %s at epoch %d, target %s at %d", m.id, m.Assigned, m.Epoch, g.targetOf(m.id), g.targetEpoch)
+		if !m.Assigned.Equal(g.targetOf(m)) || m.Epoch != g.targetEpoch {
+			c.fail(env, "stable group, but %s holds %s at epoch %d, target %s at %d", m.id, m.Assigned, m.Epoch, g.targetOf(m), g.targetEpoch)
 		}
-		for _, tp := range g.targetOf(m.id).Partitions() {
+		for _, tp := range g.targetOf(m).Partitions() {
 			if prev, dup := owner[tp]; dup {
 				c.fail(env, "%s is in the targets of %s and %s", tp, prev, m.id)
 			}

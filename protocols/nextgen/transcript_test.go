@@ -431,7 +431,7 @@ func (h *coordHarness) dump() []string {
 		if m.PendingRevocation.Size() > 0 {
 			s += " revoking=" + fmtAssignment(m.PendingRevocation)
 		}
-		s += " target=" + fmtAssignment(g.targetOf(m.id))
+		s += " target=" + fmtAssignment(g.targetOf(m))
 		lines = append(lines, s)
 	}
 	held := g.partitionEpochs.held()

@@ -102,3 +102,35 @@ type Assignor interface {
 	// only valid during the call: the coordinator reuses its Members slice.
 	Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error)
 }
+
+// eachAssignor is an assignor that can give its result in spec order, as
+// the built-in ones do: keying it by member id is the costliest part of
+// a recomputation in a large group where few members change.
+type eachAssignor interface {
+	assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error)
+}
+
+// AssignEach is a.Assign with the result in spec order: the target of
+// each member of spec.Members, never nil, an empty assignment for a member
+// the assignor left out. It is what the coordinator calls on every
+// recomputation. The built-in assignors compute it directly, without
+// keying the result by member id, so they trust the caller that the ids
+// are distinct (a coordinator's are); Assign checks it.
+func AssignEach(a Assignor, spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
+	if e, ok := a.(eachAssignor); ok {
+		return e.assignEach(spec, topics)
+	}
+	byID, err := a.Assign(spec, topics)
+	if err != nil {
+		return nil, err
+	}
+	each := make([]kafka.Assignment, len(spec.Members))
+	for i := range spec.Members {
+		if t := byID[spec.Members[i].ID]; t != nil {
+			each[i] = t
+		} else {
+			each[i] = kafka.Assignment{}
+		}
+	}
+	return each, nil
+}

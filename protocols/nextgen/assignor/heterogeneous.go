@@ -50,7 +50,7 @@ type heterogeneousBuilder struct {
 	parts      []int32 // the topic's partitions grouped by owner
 }
 
-func assignHeterogeneous(members []Member, ti *topicIndex) (map[string]kafka.Assignment, error) {
+func assignHeterogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, error) {
 	b := &heterogeneousBuilder{members: members, ti: ti}
 	if !b.build() {
 		return emptyAssignments(members), nil

@@ -41,7 +41,7 @@ const (
 // Which members get the extra partition depends only on iteration order,
 // not on who held more before, so a member can lose a partition to make room
 // for another's +1: this is Kafka's behaviour and the vectors assert it.
-func assignHomogeneous(members []Member, ti *topicIndex) (map[string]kafka.Assignment, error) {
+func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, error) {
 	subscribed := make([]bool, len(ti.names))
 	anySubscribed := false
 	for _, name := range members[0].Topics {

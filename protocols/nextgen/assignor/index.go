@@ -136,11 +136,15 @@ func sortInt32(a []int32) {
 	}
 }
 
-// checkMembers rejects a GroupSpec that names a member twice: the result is
-// keyed by member id, so the second would silently overwrite the first. It
-// reads the result, which has one key per distinct id, so a valid spec
-// costs nothing more; only a short result pays for finding the culprit.
-func checkMembers(members []Member, out map[string]kafka.Assignment) (map[string]kafka.Assignment, error) {
+// byID keys each member's assignment by member id, and rejects a GroupSpec
+// that names a member twice: the second would silently overwrite the first.
+// The map has one key per distinct id, so a valid spec costs nothing more;
+// only a short map pays for finding the culprit.
+func byID(members []Member, each []kafka.Assignment) (map[string]kafka.Assignment, error) {
+	out := make(map[string]kafka.Assignment, len(members))
+	for i := range members {
+		out[members[i].ID] = each[i]
+	}
 	if len(out) == len(members) {
 		return out, nil
 	}
@@ -187,17 +191,17 @@ func sameRuns(current kafka.Assignment, runs int, ti *topicIndex, parts, topicOf
 // empty GroupAssignment when nobody subscribes to an existing topic and the
 // coordinator then reads each member's target as Assignment.EMPTY; rebalsim
 // spells that out so callers always find every member in the result.
-func emptyAssignments(members []Member) map[string]kafka.Assignment {
-	out := make(map[string]kafka.Assignment, len(members))
-	for i := range members {
-		out[members[i].ID] = kafka.Assignment{}
+func emptyAssignments(members []Member) []kafka.Assignment {
+	out := make([]kafka.Assignment, len(members))
+	for i := range out {
+		out[i] = kafka.Assignment{}
 	}
 	return out
 }
 
 // buildAssignments turns a flat owner slice (global partition index → member
 // index, or a negative value for "nobody") into one kafka.Assignment per
-// member. A counting sort lays the partitions out member by member, so each
+// member, in member order. A counting sort lays the partitions out member by member, so each
 // member's partitions of a topic are a sorted run.
 //
 // A member whose new assignment equals its current one gets the current map
@@ -209,7 +213,7 @@ func emptyAssignments(members []Member) map[string]kafka.Assignment {
 // kept assignment keeps its array alive: sharing one would keep a copy of
 // every partition alive per recomputation (hundreds of MB for a
 // 100,000-partition group through a rolling restart).
-func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[string]kafka.Assignment {
+func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.Assignment {
 	nm := len(members)
 	// next[m] starts as the count of member m's partitions and becomes the
 	// write position of member m in the sorted arrays.
@@ -240,7 +244,7 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[strin
 			next[m] = i + 1
 		}
 	}
-	out := make(map[string]kafka.Assignment, nm)
+	out := make([]kafka.Assignment, nm)
 	for m := 0; m < nm; m++ {
 		lo, hi := start[m], start[m+1]
 		runs := 0
@@ -250,7 +254,7 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[strin
 			}
 		}
 		if cur := members[m].Current; cur != nil && sameRuns(cur, runs, ti, parts[lo:hi], topicOf[lo:hi]) {
-			out[members[m].ID] = cur
+			out[m] = cur
 			continue
 		}
 		own := slices.Clone(parts[lo:hi])
@@ -263,7 +267,7 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) map[strin
 			a[ti.names[topicOf[i]]] = own[i-lo : j-lo : j-lo]
 			i = j
 		}
-		out[members[m].ID] = a
+		out[m] = a
 	}
 	return out
 }

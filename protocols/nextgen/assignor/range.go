@@ -25,11 +25,15 @@ func (rangeAssignor) Name() string { return "range" }
 // a static member that restarts under a new member id keeps its block. In a
 // homogeneous group every topic is split in the same member order, which
 // co-partitions topics of equal size.
-func (rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+func (r rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	return assignByID(r, spec, topics)
+}
+
+func (rangeAssignor) assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
 	return assignWith(spec, topics, assignRange)
 }
 
-func assignRange(spec GroupSpec, ti *topicIndex) (map[string]kafka.Assignment, error) {
+func assignRange(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
 	members := spec.Members
 	subs := resolveSubscriptions(members, ti)
 
@@ -82,7 +86,7 @@ func assignRange(spec GroupSpec, ti *topicIndex) (map[string]kafka.Assignment, e
 
 	type block struct{ topic, start, end int32 }
 	var blocks []block // one member's non-empty blocks, reused
-	out := make(map[string]kafka.Assignment, len(members))
+	out := make([]kafka.Assignment, len(members))
 	for _, m := range order {
 		blocks = blocks[:0]
 		for _, t := range subs.of(m) {
@@ -105,7 +109,7 @@ func assignRange(spec GroupSpec, ti *topicIndex) (map[string]kafka.Assignment, e
 			base := ti.offset[bl.topic]
 			a[ti.names[bl.topic]] = all[base+int(bl.start) : base+int(bl.end) : base+int(bl.end)]
 		}
-		out[members[m].ID] = a
+		out[m] = a
 	}
 	return out, nil
 }

@@ -19,8 +19,12 @@ func (uniformAssignor) Name() string { return "uniform" }
 
 // Assign runs the homogeneous builder for a Homogeneous spec and the
 // heterogeneous builder otherwise. An empty group gets an empty result.
-func (uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
-	return assignWith(spec, topics, func(spec GroupSpec, ti *topicIndex) (map[string]kafka.Assignment, error) {
+func (u uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	return assignByID(u, spec, topics)
+}
+
+func (uniformAssignor) assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
+	return assignWith(spec, topics, func(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
 		if spec.Type == Homogeneous {
 			return assignHomogeneous(spec.Members, ti)
 		}
@@ -28,25 +32,31 @@ func (uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]
 	})
 }
 
-// assignWith is the frame every server assignor shares: it checks spec,
-// answers an empty group with an empty result, indexes the topics, runs
-// build on the rest and checks that the result names each member once.
-func assignWith(spec GroupSpec, topics []kafka.Topic, build func(GroupSpec, *topicIndex) (map[string]kafka.Assignment, error)) (map[string]kafka.Assignment, error) {
+// assignWith is the frame every built-in server assignor shares: it checks
+// spec, answers an empty group with an empty result, indexes the topics
+// and runs build on the rest.
+func assignWith(spec GroupSpec, topics []kafka.Topic, build func(GroupSpec, *topicIndex) ([]kafka.Assignment, error)) ([]kafka.Assignment, error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
 	if len(spec.Members) == 0 {
-		return map[string]kafka.Assignment{}, nil
+		return nil, nil
 	}
 	ti, err := newTopicIndex(topics)
 	if err != nil {
 		return nil, err
 	}
-	out, err := build(spec, ti)
+	return build(spec, ti)
+}
+
+// assignByID is Assign for a built-in assignor: its result in spec order,
+// keyed by member id.
+func assignByID(a eachAssignor, spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	each, err := a.assignEach(spec, topics)
 	if err != nil {
 		return nil, err
 	}
-	return checkMembers(spec.Members, out)
+	return byID(spec.Members, each)
 }
 
 // checkSpec rejects an unknown subscription type. A member listed twice,

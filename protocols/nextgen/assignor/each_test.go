@@ -1,0 +1,76 @@
+package assignor
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"rebalsim/kafka"
+)
+
+// TestAssignEachMatchesAssign checks that the coordinator's entry point
+// gives every member, in spec order, what Assign gives it by id, for both
+// built-in assignors on random groups of both subscription types.
+func TestAssignEachMatchesAssign(t *testing.T) {
+	r := rand.New(rand.NewPCG(848, 7))
+	for _, a := range []Assignor{Uniform(), Range()} {
+		for run := range 500 {
+			typ := Homogeneous
+			if r.IntN(2) == 0 {
+				typ = Heterogeneous
+			}
+			spec, topics := randomGroupOf(r, typ, smallGroups)
+			byID, err := a.Assign(spec, topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			each, err := AssignEach(a, spec, topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(each) != len(spec.Members) {
+				t.Fatalf("%s run %d: %d results for %d members", a.Name(), run, len(each), len(spec.Members))
+			}
+			for i, m := range spec.Members {
+				if each[i] == nil || !each[i].Equal(byID[m.ID]) {
+					t.Fatalf("%s run %d: member %s gets %v in spec order, %v by id", a.Name(), run, m.ID, each[i], byID[m.ID])
+				}
+			}
+		}
+	}
+}
+
+// partialAssignor is a custom assignor that leaves its first member out of
+// the result and names a member that is not in the group.
+type partialAssignor struct{}
+
+func (partialAssignor) Name() string { return "partial" }
+
+func (partialAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	out := map[string]kafka.Assignment{"stranger": {"orders": {0}}}
+	for _, m := range spec.Members[1:] {
+		out[m.ID] = kafka.Assignment{"orders": {int32(len(out))}}
+	}
+	return out, nil
+}
+
+func TestAssignEachFillsInWhatACustomAssignorLeftOut(t *testing.T) {
+	spec := GroupSpec{Members: []Member{{ID: "a", Topics: []string{"orders"}}, {ID: "b", Topics: []string{"orders"}}}}
+	each, err := AssignEach(partialAssignor{}, spec, []kafka.Topic{{Name: "orders", Partitions: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(each) != 2 || each[0] == nil || len(each[0]) != 0 || !each[1].Equal(kafka.Assignment{"orders": {1}}) {
+		t.Fatalf("got %v, want [map[] map[orders:[1]]]", each)
+	}
+}
+
+func TestAssignRejectsAMemberListedTwice(t *testing.T) {
+	spec := GroupSpec{Members: []Member{{ID: "a", Topics: []string{"orders"}}, {ID: "b"}, {ID: "a"}}}
+	for _, a := range []Assignor{Uniform(), Range()} {
+		_, err := a.Assign(spec, []kafka.Topic{{Name: "orders", Partitions: 4}})
+		if err == nil || !strings.Contains(err.Error(), `member "a" appears twice`) {
+			t.Errorf("%s: got error %v, want one naming member a", a.Name(), err)
+		}
+	}
+}
