@@ -48,9 +48,9 @@ type member struct {
 	serverAssignor string
 	// subscription is sorted and free of duplicates.
 	subscription []string
-	// sessionTimerName is timerSession+sessionTimerID, built once per id
-	// rather than on every heartbeat.
-	sessionTimerName, sessionTimerID string
+	// timerNames are the names of the member's session and rebalance
+	// timers, built once per member id rather than on every heartbeat.
+	timerNames memberTimerNames
 	reconcile.Member
 	// classic is set for a member that speaks the classic protocol
 	// (ConsumerGroupMember.classicMemberMetadata).

@@ -284,7 +284,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 		if m.State == reconcile.UnrevokedPartitions {
 			c.scheduleRebalanceTimeout(env, m, out)
 		} else {
-			out.CancelTimer(timerRebalance + m.id)
+			out.CancelTimer(m.timers().rebalance)
 		}
 	}
 	return None
@@ -297,15 +297,20 @@ func sameMember(a, b reconcile.Member) bool {
 
 // scheduleSessionTimeout (re)arms a member's session timer.
 func (c *Coordinator) scheduleSessionTimeout(env sim.CoordinatorEnv, m *member, d time.Duration, out *sim.Effects) {
-	out.SetTimer(m.sessionTimer(), env.Now+d, 0)
+	out.SetTimer(m.timers().session, env.Now+d, 0)
 }
 
-// sessionTimer names the member's session timer.
-func (m *member) sessionTimer() string {
-	if m.sessionTimerID != m.id || m.sessionTimerName == "" {
-		m.sessionTimerName, m.sessionTimerID = timerSession+m.id, m.id
+// memberTimerNames are a member's timer names for the member id id.
+type memberTimerNames struct {
+	id, session, rebalance string
+}
+
+// timers returns the names of the member's session and rebalance timers.
+func (m *member) timers() *memberTimerNames {
+	if n := &m.timerNames; n.id != m.id || n.session == "" {
+		*n = memberTimerNames{id: m.id, session: timerSession + m.id, rebalance: timerRebalance + m.id}
 	}
-	return m.sessionTimerName
+	return &m.timerNames
 }
 
 // scheduleRebalanceTimeout arms the timer that fences a member still at this
@@ -313,7 +318,7 @@ func (m *member) sessionTimer() string {
 // (scheduleConsumerGroupRebalanceTimeout).
 func (c *Coordinator) scheduleRebalanceTimeout(env sim.CoordinatorEnv, m *member, out *sim.Effects) {
 	m.rebalanceTimeoutEpoch = m.Epoch
-	out.SetTimer(timerRebalance+m.id, env.Now+m.rebalanceTimeout, 0)
+	out.SetTimer(m.timers().rebalance, env.Now+m.rebalanceTimeout, 0)
 }
 
 func (c *Coordinator) onSessionTimeout(env sim.CoordinatorEnv, id string, out *sim.Effects) {

@@ -126,6 +126,12 @@ func (r *reconciliation) ownsAnyOf(pending kafka.Assignment) bool {
 //  4. Otherwise Stable at the target epoch with keep.
 func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 	in := r.in
+	if len(in.Target) == 0 && len(r.member.Assigned) == 0 {
+		// Nothing held and nothing targeted: case 4 with nothing to
+		// keep, which costs no allocation. In a group with more members
+		// than partitions most members come here on every epoch bump.
+		return r.emptyAtTarget()
+	}
 	topics := unionTopics(in.Target, r.member.Assigned)
 	keep := kafka.Assignment{}
 	revoke := kafka.Assignment{}
@@ -188,6 +194,17 @@ func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 		next.PendingRevocation = kafka.Assignment{}
 	}
 	return next
+}
+
+// emptyAtTarget is a member that holds nothing moving to the target epoch
+// with nothing to revoke: Stable, as in computeNextAssignment's case 4.
+func (r *reconciliation) emptyAtTarget() Member {
+	return Member{
+		Subscription: slices.Clone(r.member.Subscription),
+		State:        Stable,
+		Epoch:        r.in.TargetEpoch, PreviousEpoch: r.member.Epoch,
+		Assigned: kafka.Assignment{}, PendingRevocation: kafka.Assignment{},
+	}
 }
 
 // ownRevocation reports whether tp is one the member itself is revoking. On

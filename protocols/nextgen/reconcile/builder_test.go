@@ -138,3 +138,38 @@ func TestUndefinedStatePanics(t *testing.T) {
 	}()
 	_, _ = Reconcile(Input{Member: Member{State: 42}})
 }
+
+// TestEmptyMemberMovesToTheTargetEpoch checks the shortcut for a member
+// that holds nothing and is targeted nothing against the general path,
+// which a target naming a topic with no partitions takes: both give Stable
+// at the target epoch with empty assignments, from every state that
+// recomputes.
+func TestEmptyMemberMovesToTheTargetEpoch(t *testing.T) {
+	members := []Member{
+		{State: Stable, Epoch: 3, PreviousEpoch: 2, Assigned: kafka.Assignment{}, PendingRevocation: kafka.Assignment{}},
+		{State: Stable, Epoch: 3, PreviousEpoch: 2},
+		{State: UnreleasedPartitions, Epoch: 3, PreviousEpoch: 3, Assigned: kafka.Assignment{}, PendingRevocation: kafka.Assignment{}},
+		{State: UnrevokedPartitions, Epoch: 3, PreviousEpoch: 2, Assigned: kafka.Assignment{}, PendingRevocation: kafka.Assignment{"t": {1}}},
+		{State: Stable, Epoch: 3, PreviousEpoch: 2, Subscription: []string{"t"}},
+	}
+	for _, v := range []Version{Kafka40, Trunk} {
+		for i, m := range members {
+			in := Input{Member: m, TargetEpoch: 5, Target: kafka.Assignment{}, Version: v, OwnedKnown: true}
+			got, err := Reconcile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Target = kafka.Assignment{"t": {}}
+			general, err := Reconcile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, general) {
+				t.Errorf("%s member %d: shortcut gives %+v, general path %+v", v, i, got, general)
+			}
+			if got.State != Stable || got.Epoch != 5 || got.Assigned == nil || got.PendingRevocation == nil || got.Assigned.Size()+got.PendingRevocation.Size() != 0 {
+				t.Errorf("%s member %d: got %+v, want Stable at epoch 5 holding nothing", v, i, got)
+			}
+		}
+	}
+}
