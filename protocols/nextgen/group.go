@@ -37,21 +37,30 @@ func (s GroupState) String() string {
 // (ConsumerGroupMember). Its reconcile.Member holds the epochs and the
 // current assignment that CurrentAssignmentBuilder works on.
 type member struct {
+	// The fields every target computation reads or writes for every
+	// member come first, side by side: in a large group those passes
+	// touch hundreds of members.
 	id         string
 	instanceID string
-	clientID   string
+	// subscription is sorted and free of duplicates.
+	subscription []string
+	// target is the member's target assignment, nil until the first
+	// computation that includes the member. It is kept here rather than
+	// in a map by member id because every recomputation reads and writes
+	// every member's.
+	target kafka.Assignment
+	reconcile.Member
+
+	clientID string
 	// endpoint is where the member's requests came from last; notes name
 	// its process.
 	endpoint         sim.Endpoint
 	rebalanceTimeout time.Duration
 	// serverAssignor is the member's group.remote.assignor, "" if none.
 	serverAssignor string
-	// subscription is sorted and free of duplicates.
-	subscription []string
 	// timerNames are the names of the member's session and rebalance
 	// timers, built once per member id rather than on every heartbeat.
 	timerNames memberTimerNames
-	reconcile.Member
 	// classic is set for a member that speaks the classic protocol
 	// (ConsumerGroupMember.classicMemberMetadata).
 	classic *classicMetadata
@@ -61,11 +70,6 @@ type member struct {
 	// joinTimerArmed tells whether a classic member's join timer runs
 	// (it is scheduled only if absent).
 	joinTimerArmed bool
-	// target is the member's target assignment, nil until the first
-	// computation that includes the member. It is kept here rather than
-	// in a map by member id because every recomputation reads and writes
-	// every member's.
-	target kafka.Assignment
 }
 
 // classicMetadata is what the coordinator keeps of a classic member's last
@@ -150,12 +154,16 @@ func (g *consumerGroup) countReconciling(m *member, d int) {
 	}
 }
 
-// setTargetEpoch moves the target epoch and recounts the members that
-// have not caught up with it.
-func (g *consumerGroup) setTargetEpoch(e int32) {
+// setTarget moves the target epoch to e, gives the members their targets
+// (in member order; nil keeps each member's) and recounts the members that
+// have not caught up, all in one pass over the members.
+func (g *consumerGroup) setTarget(e int32, targets []kafka.Assignment) {
 	g.targetEpoch = e
 	g.unreconciled = 0
-	for _, m := range g.members {
+	for i, m := range g.members {
+		if targets != nil {
+			m.target = targets[i]
+		}
 		g.countReconciling(m, +1)
 	}
 }
@@ -270,18 +278,25 @@ func (g *consumerGroup) subscribed(topic string) bool {
 	return false
 }
 
-// subscriptionType is ModernGroup.subscriptionType: homogeneous iff every
-// subscribed topic is subscribed by every member.
+// groupSpec is the assignors' view of the group: every member with its
+// subscription and current target, in member order, and the subscription
+// type. The type is ModernGroup.subscriptionType: homogeneous iff every
+// subscribed topic is subscribed by every member. Subscriptions are sorted
+// and free of duplicates, so that is every member subscribing to the same
+// list, which needs no counting map.
 //
-// Subscriptions are sorted and free of duplicates, so that is every member
-// subscribing to the same list, which needs no counting map.
-func (g *consumerGroup) subscriptionType() assignor.SubscriptionType {
+// In a large group the target is recomputed on every join, so one pass
+// over the members finds both, and the member list is reused from one
+// computation to the next: the caller hands it back to g.specMembers.
+func (g *consumerGroup) groupSpec() assignor.GroupSpec {
+	spec := assignor.GroupSpec{Type: assignor.Homogeneous, Members: g.specMembers[:0]}
 	for _, m := range g.members {
-		if !slices.Equal(m.subscription, g.members[0].subscription) {
-			return assignor.Heterogeneous
+		if spec.Type == assignor.Homogeneous && !slices.Equal(m.subscription, g.members[0].subscription) {
+			spec.Type = assignor.Heterogeneous
 		}
+		spec.Members = append(spec.Members, assignor.Member{ID: m.id, InstanceID: m.instanceID, Topics: m.subscription, Current: m.target})
 	}
-	return assignor.Homogeneous
+	return spec
 }
 
 // computeSubscriptionMetadata lists the subscribed topics that exist, with
@@ -343,12 +358,7 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
 	if !ok {
 		panic(fmt.Sprintf("nextgen: unknown server assignor %q", name))
 	}
-	// The spec's member list is reused from one computation to the next:
-	// in a large group the target is recomputed on every join.
-	spec := assignor.GroupSpec{Type: g.subscriptionType(), Members: g.specMembers[:0]}
-	for _, m := range g.members {
-		spec.Members = append(spec.Members, assignor.Member{ID: m.id, InstanceID: m.instanceID, Topics: m.subscription, Current: m.target})
-	}
+	spec := g.groupSpec()
 	// AssignEach gives a member the assignor left out an empty target and
 	// drops ids that are not members.
 	target, err := assignor.AssignEach(a, spec, g.subscriptionMetadata)
@@ -357,10 +367,7 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
 	if err != nil {
 		panic(fmt.Sprintf("nextgen: assignor %s: %v", name, err))
 	}
-	for i, m := range g.members {
-		m.target = target[i]
-	}
-	g.setTargetEpoch(g.groupEpoch)
+	g.setTarget(g.groupEpoch, target)
 	g.lastAssignmentAt, g.hasAssigned = now, true
 }
 

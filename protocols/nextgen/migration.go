@@ -71,7 +71,7 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 
 	g := newConsumerGroup(c.cfg, c.assignors)
 	g.groupEpoch = gen
-	g.setTargetEpoch(gen)
+	g.setTarget(gen, nil)
 	for _, cm := range cg.Members() {
 		assigned := cm.Assignment.Clone()
 		m := &member{
