@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 )
 
@@ -28,6 +29,21 @@ type Kernel struct {
 	// queue.
 	inOrder     eventFIFO
 	soon, later eventQueue
+	// lanes keep the later heap small. Events scheduled the same delay
+	// ahead, such as every member's next heartbeat, come in order, so
+	// each such stream waits in a FIFO lane of its own and only the
+	// lane's first event sits in the later heap. When that event runs,
+	// the lane's next one takes its place at the top of the heap, which
+	// costs a step or two down rather than a pop and a push.
+	lanes [laneCount]eventFIFO
+	// laneDelay is each lane's delay, 0 while the lane is empty and free.
+	laneDelay [laneCount]time.Duration
+	// recentDelays are the delays of the last few events the later heap
+	// took. A free lane goes only to a delay among them, one that
+	// repeats, so that one-off events (a restart planned for minute
+	// five) do not hold lanes idle.
+	recentDelays [laneCount]time.Duration
+	nextRecent   int
 	// slots hold each queued event's handler and sequence number, side
 	// by side; freeSlots are the slots not in use.
 	slots     []slot
@@ -99,7 +115,7 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 	e := event{at: t, key: key, slot: i}
 	switch {
 	case t-k.now >= soonWithin:
-		k.later.push(e)
+		k.pushLater(e, t-k.now)
 	case k.inOrder.len() == 0 || !e.before(k.inOrder.last()):
 		k.inOrder.push(e)
 	default:
@@ -193,7 +209,62 @@ func (k *Kernel) popNext(until time.Duration) (event, bool) {
 	case 2:
 		return k.soon.pop(), true
 	}
-	return k.later.pop(), true
+	return k.popLater(), true
+}
+
+// laneCount is the number of delay lanes: enough for a few periodic timers.
+const laneCount = 8
+
+// pushLater queues e, scheduled delay ahead, for the later heap: in the
+// lane of its delay if it comes in order there, or in a free lane if the
+// delay repeats.
+func (k *Kernel) pushLater(e event, delay time.Duration) {
+	for i, d := range k.laneDelay {
+		if d != delay {
+			continue
+		}
+		if l := &k.lanes[i]; !e.before(l.last()) {
+			l.push(e)
+			return
+		}
+		// With shuffled ties an event can come before the lane's last
+		// one; it waits in the heap.
+		k.later.push(e)
+		return
+	}
+	free := slices.Index(k.laneDelay[:], 0)
+	if free < 0 || !slices.Contains(k.recentDelays[:], delay) {
+		k.recentDelays[k.nextRecent] = delay
+		k.nextRecent = (k.nextRecent + 1) % len(k.recentDelays)
+		k.later.push(e)
+		return
+	}
+	k.laneDelay[free] = delay
+	k.lanes[free].push(e)
+	e.lane = uint8(free + 1)
+	k.later.push(e)
+}
+
+// popLater removes the later heap's first event. If it heads a lane, the
+// lane's next event replaces it in the heap.
+func (k *Kernel) popLater() event {
+	top := *k.later.peek()
+	if top.lane == 0 {
+		return k.later.pop()
+	}
+	i := top.lane - 1
+	l := &k.lanes[i]
+	l.pop()
+	if l.len() == 0 {
+		k.laneDelay[i] = 0
+		k.later.pop()
+	} else {
+		next := *l.peek()
+		next.lane = top.lane
+		k.later.replaceTop(next)
+	}
+	top.lane = 0
+	return top
 }
 
 // RunUntil runs every event up to and including time until, then advances
@@ -208,11 +279,13 @@ func (k *Kernel) RunUntil(until time.Duration) {
 
 // event is a queued event's place in the order and the slot of its
 // handler: 24 bytes and no pointer, so moving events about the heap is
-// cheap and costs the garbage collector nothing.
+// cheap and costs the garbage collector nothing. In the later heap, lane
+// marks (from 1) the event that stands for its delay lane.
 type event struct {
 	at   time.Duration
 	key  uint64
 	slot uint32
+	lane uint8
 }
 
 func (a *event) before(b *event) bool {
@@ -277,6 +350,32 @@ func (q *eventQueue) up(i int, e event) {
 		}
 		items[i] = items[parent]
 		i = parent
+	}
+	items[i] = e
+}
+
+// replaceTop removes the first event and adds e, moving e down from the
+// top: for an event due soon after the one it replaces, a step or two.
+func (q *eventQueue) replaceTop(e event) {
+	items := q.items
+	n := len(items)
+	i := 0
+	for {
+		first := heapArity*i + 1
+		if first >= n {
+			break
+		}
+		m := first
+		for c, end := first+1, min(first+heapArity, n); c < end; c++ {
+			if items[c].before(&items[m]) {
+				m = c
+			}
+		}
+		if !items[m].before(&e) {
+			break
+		}
+		items[i] = items[m]
+		i = m
 	}
 	items[i] = e
 }

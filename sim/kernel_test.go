@@ -70,9 +70,10 @@ func TestEventQueueMatchesSortedOrder(t *testing.T) {
 	}
 }
 
-// TestKernelRunsEventsInOrder drives the kernel's three queues at once:
-// events at a constant delay (in order), at small random delays (out of
-// order), and far ahead, some cancelled, each scheduling more. Since a new
+// TestKernelRunsEventsInOrder drives the kernel's three queues and its
+// delay lanes at once: events at a constant delay (in order), at small
+// random delays (out of order), far ahead at random and at a few fixed
+// delays, some cancelled, each scheduling more. Since a new
 // event is never before the running one, the events must run in strictly
 // increasing (time, sequence) order, and every event not cancelled must
 // run.
@@ -88,13 +89,17 @@ func TestKernelRunsEventsInOrder(t *testing.T) {
 	var schedule func(depth int)
 	schedule = func(depth int) {
 		var d time.Duration
-		switch r.IntN(4) {
+		switch r.IntN(7) {
 		case 0, 1:
 			d = time.Millisecond
 		case 2:
 			d = time.Duration(r.IntN(int(2 * time.Millisecond)))
-		default:
+		case 3:
 			d = time.Duration(r.IntN(int(5 * time.Second)))
+		default:
+			// Periodic timers: a few fixed delays, more than there
+			// are lanes, so that lanes fill, drain and change hands.
+			d = []time.Duration{time.Second, 3 * time.Second, 10 * time.Second, 30 * time.Second, 45 * time.Second, time.Minute}[r.IntN(6)]
 		}
 		var id EventID
 		id = k.After(d, func() {
