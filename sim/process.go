@@ -10,56 +10,63 @@ import (
 // process is up, frozen by a GC pause, or has its application thread
 // blocked, and the inputs waiting for a blocked thread.
 type process struct {
-	w       *World
-	idx     int
-	name    string
-	spec    MemberSpec
-	patches []ConsumerSettings
-	cfg     ConsumerConfig
-
+	// The fields read or written on every event of the process come
+	// first, side by side, so that an event touches a few cache lines of
+	// it rather than most of them: a large group's processes do not all
+	// fit in a core's cache.
+	w           *World
+	idx         int
+	name        string
 	alive       bool
 	incarnation int
 	client      Client
 
 	// paused freezes both threads until pausedUntil; stalled blocks the
 	// application thread until stalledUntil.
-	paused, stalled           bool
-	pausedUntil, stalledUntil time.Duration
+	paused, stalled bool
 	// appBusy is set while the application thread runs a callback.
 	appBusy bool
-	// finishAfterPause completes a callback whose time ran out during a pause.
-	finishAfterPause func()
 	// catchingUp is set while a thread that just woke runs the callbacks
 	// queued while it was blocked: it processes no record meanwhile.
-	catchingUp bool
-	callbacks  []Callback
-	appInbox   []queuedInput
-	bgInbox    []queuedInput
-	appBlocked time.Duration // when the application thread last stopped polling
-
+	catchingUp  bool
 	pollPending bool
-	timers      timerSet
-	autoCommit  EventID
+	closing     bool
+	// Derived flags, kept in step by World.update.
+	ready bool
+	idle  bool
+	lane  string
+
+	callbacks []Callback
+	appInbox  []queuedInput
+	bgInbox   []queuedInput
+	timers    timerSet
+
+	cutOffUntil time.Duration
+	latency     *Sampler
+	// lastArrival keeps each direction of the connection FIFO, as TCP does.
+	lastToCoord, lastFromCoord time.Duration
+	idleSince                  time.Duration
+	laneSince                  time.Duration
+
+	spec    MemberSpec
+	patches []ConsumerSettings
+	cfg     ConsumerConfig
+
+	pausedUntil, stalledUntil time.Duration
+	// finishAfterPause completes a callback whose time ran out during a pause.
+	finishAfterPause func()
+	appBlocked       time.Duration // when the application thread last stopped polling
+
+	autoCommit EventID
 	// autoCommitIdle is set while auto-commit ticks are stopped because
 	// the member owns nothing; startedAt anchors their cadence.
 	autoCommitIdle bool
 	startedAt      time.Duration
-	closing        bool
 	closeDue       EventID
-	cutOffUntil    time.Duration
 
-	latency *Sampler
 	pollRng *rand.Rand
-	// lastArrival keeps each direction of the connection FIFO, as TCP does.
-	lastToCoord, lastFromCoord time.Duration
 
-	// Derived flags, kept in step by World.update.
-	ready     bool
-	idle      bool
-	idleSince time.Duration
 	idleTotal float64
-	lane      string
-	laneSince time.Duration
 	// lanes is the member's swim-lane history, in time order.
 	lanes      []MemberSegment
 	metrics    clientMetrics

@@ -338,7 +338,9 @@ func (w *World) applyClient(p *process, out *Effects) {
 	for _, tr := range timers {
 		w.setTimer(&p.timers, p, tr)
 	}
-	p.callbacks = append(p.callbacks, cbs...)
+	if len(cbs) > 0 {
+		p.callbacks = append(p.callbacks, cbs...)
+	}
 	if wantPoll {
 		w.schedulePoll(p)
 	}
