@@ -212,8 +212,11 @@ func (k *Kernel) popNext(until time.Duration) (event, bool) {
 	return k.popLater(), true
 }
 
-// laneCount is the number of delay lanes: enough for a few periodic timers.
-const laneCount = 8
+// laneCount is the number of delay lanes: enough for the periodic timers
+// of a member (heartbeat, request and session timeouts, metadata refresh,
+// auto-commit) and for the bursts a rebalance causes, such as every
+// member starting the same callback.
+const laneCount = 16
 
 // pushLater queues e, scheduled delay ahead, for the later heap: in the
 // lane of its delay if it comes in order there, or in a free lane if the
