@@ -214,6 +214,42 @@ func TestSamplerDistributions(t *testing.T) {
 	}
 }
 
+// TestSamplerFixed checks that a sampler that calls itself fixed draws its
+// value every time and leaves its stream alone, so that a caller may skip
+// it, and that the others do not call themselves fixed.
+func TestSamplerFixed(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		dist  Distribution
+		fixed bool
+		value time.Duration
+	}{
+		{Distribution{Kind: DistConstant, Value: 5 * ms}, true, 5 * ms},
+		{Distribution{Kind: DistUniform, Min: 2 * ms, Max: 2 * ms}, true, 2 * ms},
+		{Distribution{Kind: DistUniform, Min: 2 * ms, Max: 3 * ms}, false, 0},
+		{Distribution{Kind: DistLogNormal, Median: 4 * ms, P99: 4 * ms}, true, 4 * ms},
+		{Distribution{Kind: DistLogNormal, Median: 4 * ms, P99: 40 * ms}, false, 0},
+	} {
+		s := NewSampler(tc.dist, NewStreams(1).Stream("s"))
+		value, fixed := s.Fixed()
+		if fixed != tc.fixed || (fixed && value != tc.value) {
+			t.Errorf("%+v: Fixed() = %v, %v; want %v, %v", tc.dist, value, fixed, tc.value, tc.fixed)
+			continue
+		}
+		if !fixed {
+			continue
+		}
+		for range 10 {
+			if d := s.Sample(); d != value {
+				t.Errorf("%+v: fixed at %v but drew %v", tc.dist, value, d)
+			}
+		}
+		if s.rng.Uint64() != NewStreams(1).Stream("s").Uint64() {
+			t.Errorf("%+v: a fixed sampler drew from its stream", tc.dist)
+		}
+	}
+}
+
 // The benchmarks below run the same workload — a pool of self-rescheduling
 // events at random future times, as timers and messages behave in a run —
 // through the kernel and through a bare container/heap loop, so that the

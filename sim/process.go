@@ -43,6 +43,10 @@ type process struct {
 
 	cutOffUntil time.Duration
 	latency     *Sampler
+	// fixedLatency is the latency when latencyFixed, as it is by
+	// default: then a send need not look at the sampler.
+	fixedLatency time.Duration
+	latencyFixed bool
 	// lastArrival keeps each direction of the connection FIFO, as TCP does.
 	lastToCoord, lastFromCoord time.Duration
 	idleSince                  time.Duration

@@ -60,6 +60,19 @@ func NewSampler(d Distribution, rng *rand.Rand) *Sampler {
 	return s
 }
 
+// Fixed reports whether every draw is the same duration, and which; such a
+// sampler draws nothing from its stream.
+func (s *Sampler) Fixed() (time.Duration, bool) {
+	switch s.dist.Kind {
+	case DistUniform:
+		return s.dist.Min, s.dist.Max <= s.dist.Min
+	case DistLogNormal:
+		return s.dist.Median, s.logn.Sigma == 0
+	default:
+		return s.dist.Value, true
+	}
+}
+
 // Sample draws one duration (never negative).
 func (s *Sampler) Sample() time.Duration {
 	switch s.dist.Kind {

@@ -44,8 +44,10 @@ type World struct {
 	// spare holds Effects buffers for reuse. Applying one model's effects
 	// can step another model, so each step takes its own buffer.
 	spare []*Effects
-	// spareDeliveries holds delivered messages' events for reuse.
+	// spareDeliveries holds delivered messages' events for reuse, and
+	// sparePolls run polls' events.
 	spareDeliveries []*delivery
+	sparePolls      []*pollDue
 }
 
 func (w *World) effects() *Effects {
@@ -117,6 +119,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg,
 			latency: NewSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
 			pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down"}
+		p.fixedLatency, p.latencyFixed = p.latency.Fixed()
 		w.procs = append(w.procs, p)
 		w.byName[m.ID] = i
 		w.ledger.addProcess(m.ID, cfg.ProcessingRate)
@@ -387,7 +390,11 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 		}
 		return
 	}
-	arrive := now + p.latency.Sample()
+	latency := p.fixedLatency
+	if !p.latencyFixed {
+		latency = p.latency.Sample()
+	}
+	arrive := now + latency
 	last := &p.lastToCoord
 	if from.Process == CoordinatorProcess {
 		last = &p.lastFromCoord
@@ -463,18 +470,30 @@ func (w *World) schedulePoll(p *process) {
 	batch := time.Duration(float64(p.cfg.MaxPollRecords) / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
 	batch = min(batch, time.Second)
 	delay := time.Duration(p.pollRng.Int64N(int64(batch) + 1))
-	w.k.schedule(w.k.Now()+delay, &pollDue{p: p, incarnation: p.incarnation})
+	var e *pollDue
+	if n := len(w.sparePolls); n > 0 {
+		e = w.sparePolls[n-1]
+		w.sparePolls = w.sparePolls[:n-1]
+	} else {
+		e = &pollDue{}
+	}
+	e.p, e.incarnation = p, p.incarnation
+	w.k.schedule(w.k.Now()+delay, e)
 }
 
-// pollDue is the event of an incarnation's next poll().
+// pollDue is the event of an incarnation's next poll(). Like deliveries,
+// polls are pooled: a rebalance of a large group schedules one per member.
 type pollDue struct {
 	p           *process
 	incarnation int
 }
 
 func (e *pollDue) fire() {
-	if e.p.incarnation == e.incarnation {
-		e.p.w.stepClient(e.p, AppThread, clientInput{kind: inputPoll})
+	p, incarnation := e.p, e.incarnation
+	*e = pollDue{}
+	p.w.sparePolls = append(p.w.sparePolls, e)
+	if p.incarnation == incarnation {
+		p.w.stepClient(p, AppThread, clientInput{kind: inputPoll})
 	}
 }
 
