@@ -47,14 +47,38 @@ func (s memberState) String() string {
 // (messages, the coordinator, the assignors). So they are shared rather
 // than copied into every JoinGroup of a large group.
 type Client struct {
+	// The state every heartbeat and every check of the simulator reads
+	// comes first, side by side, ahead of the configuration: in a large
+	// group the clients do not all fit in a core's cache.
+	state      memberState
+	generation int32
+	memberID   string
+
+	rejoinNeeded bool
+	// joinPrepared is AbstractCoordinator.needsJoinPrepare inverted:
+	// onJoinPrepare runs once per rebalance, however many JoinGroup
+	// attempts it takes.
+	joinPrepared bool
+	joinInFlight bool
+	syncInFlight bool
+	heartbeatOn  bool
+	hbInFlight   bool
+	fenced       bool
+	closing      bool
+	closed       bool
+	pendingCbs   int
+	fatal        string
+	// heartbeat is the last HeartbeatRequest sent, kept to send again
+	// while the member id and generation stay the same: a heartbeat is the
+	// most frequent message, and a message boxed once is not boxed again.
+	heartbeat    sim.Message
+	heartbeatFor HeartbeatRequest
+
 	self      sim.Endpoint
 	cfg       sim.ConsumerConfig
 	strategy  Strategy
 	assignors []assignor.Assignor
 
-	state        memberState
-	memberID     string
-	generation   int32
 	protocolName string
 	owned        kafka.Assignment
 	// lastAssigned and lastGeneration are the StickyAssignor's userData.
@@ -66,29 +90,10 @@ type Client struct {
 	// leader last assigned, to notice new partitions.
 	assignedMetadata map[string]int32
 
-	rejoinNeeded bool
-	// joinPrepared is AbstractCoordinator.needsJoinPrepare inverted:
-	// onJoinPrepare runs once per rebalance, however many JoinGroup
-	// attempts it takes.
-	joinPrepared  bool
-	joinInFlight  bool
-	syncInFlight  bool
 	backoffUntil  time.Duration
 	backoff       time.Duration
-	heartbeatOn   bool
-	hbInFlight    bool
-	fenced        bool
-	fatal         string
-	closing       bool
-	closed        bool
-	pendingCbs    int
 	afterCbs      func(env sim.ClientEnv, out *sim.Effects)
 	nextCallbackT int
-	// heartbeat is the last HeartbeatRequest sent, kept to send again
-	// while the member id and generation stay the same: a heartbeat is the
-	// most frequent message, and a message boxed once is not boxed again.
-	heartbeat    sim.Message
-	heartbeatFor HeartbeatRequest
 }
 
 // NewClient builds a classic client. strategy is the rebalance protocol the

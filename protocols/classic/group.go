@@ -31,11 +31,16 @@ const newMemberJoinTimeout = 5 * time.Minute
 
 // Member is the coordinator's record of one classic member.
 type Member struct {
-	ID               string
-	InstanceID       string
+	// What a heartbeat reads comes first, side by side.
+	ID             string
+	InstanceID     string
+	SessionTimeout time.Duration
+	// sessionTimerName is "session/"+sessionTimerID, built once per id
+	// rather than on every heartbeat.
+	sessionTimerName, sessionTimerID string
+
 	ClientID         string
 	Endpoint         sim.Endpoint
-	SessionTimeout   time.Duration
 	RebalanceTimeout time.Duration
 	Protocols        []ProtocolMetadata
 	Assignment       kafka.Assignment
@@ -44,10 +49,6 @@ type Member struct {
 	AwaitingSync bool
 	// IsNew is set until the member's first join phase completes.
 	IsNew bool
-
-	// sessionTimerName is "session/"+sessionTimerID, built once per id
-	// rather than on every heartbeat.
-	sessionTimerName, sessionTimerID string
 }
 
 // sessionTimer names the member's session timer.

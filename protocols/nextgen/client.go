@@ -95,9 +95,10 @@ const (
 // run on the background thread, with rebalance callbacks run on the
 // application thread. It implements sim.Client.
 type Client struct {
-	self sim.Endpoint
-	cfg  sim.ConsumerConfig
-
+	// The member's state comes first and the configuration last, so that
+	// a heartbeat reads a few cache lines of the client rather than most
+	// of them: in a large group the clients do not all fit in a core's
+	// cache.
 	state        MemberState
 	memberID     string
 	memberEpoch  int32
@@ -142,6 +143,9 @@ type Client struct {
 	nextToken int
 	// pending maps a callback token to what follows its completion.
 	pending map[int]func(env sim.ClientEnv, out *sim.Effects)
+
+	self sim.Endpoint
+	cfg  sim.ConsumerConfig
 }
 
 // sentFields are the fields of the last request, so that only changes are
