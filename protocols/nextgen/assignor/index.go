@@ -201,8 +201,8 @@ func emptyAssignments(members []Member) []kafka.Assignment {
 
 // buildAssignments turns a flat owner slice (global partition index → member
 // index, or a negative value for "nobody") into one kafka.Assignment per
-// member, in member order. A counting sort lays the partitions out member by member, so each
-// member's partitions of a topic are a sorted run.
+// member, in member order. A counting sort lays the partitions out member
+// by member, so each member's partitions of a topic are a sorted run.
 //
 // A member whose new assignment equals its current one gets the current map
 // itself: in a large group most members keep what they had (often nothing),
