@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"slices"
 	"time"
 )
 
@@ -35,15 +34,19 @@ type Kernel struct {
 	// lane's first event sits in the later heap. When that event runs,
 	// the lane's next one takes its place at the top of the heap, which
 	// costs a step or two down rather than a pop and a push.
+	//
+	// A delay may take one of two lanes, picked by a hash of the delay,
+	// so that finding its lane costs two comparisons. Should three
+	// periodic delays want the same two, the third waits in the heap, in
+	// order all the same.
 	lanes [laneCount]eventFIFO
 	// laneDelay is each lane's delay, 0 while the lane is empty and free.
 	laneDelay [laneCount]time.Duration
-	// recentDelays are the delays of the last few events the later heap
-	// took. A free lane goes only to a delay among them, one that
-	// repeats, so that one-off events (a restart planned for minute
-	// five) do not hold lanes idle.
-	recentDelays [laneCount]time.Duration
-	nextRecent   int
+	// seenDelay is, by a delay's first lane, the delay of the last event
+	// that went to the heap for want of a lane. A free lane goes to a
+	// delay seen there before, one that repeats, so that one-off events
+	// (a restart planned for minute five) do not hold lanes idle.
+	seenDelay [laneCount]time.Duration
 	// slots hold each queued event's handler and sequence number, side
 	// by side; freeSlots are the slots not in use.
 	slots     []slot
@@ -212,40 +215,55 @@ func (k *Kernel) popNext(until time.Duration) (event, bool) {
 	return k.popLater(), true
 }
 
-// laneCount is the number of delay lanes: enough for the periodic timers
-// of a member (heartbeat, request and session timeouts, metadata refresh,
+// laneCount is the number of delay lanes: room for the periodic timers of
+// a member (heartbeat, request and session timeouts, metadata refresh,
 // auto-commit) and for the bursts a rebalance causes, such as every
-// member starting the same callback.
-const laneCount = 16
+// member starting the same callback, with few of them sharing a place.
+const (
+	laneBits  = 4
+	laneCount = 1 << laneBits
+)
 
 // pushLater queues e, scheduled delay ahead, for the later heap: in the
-// lane of its delay if it comes in order there, or in a free lane if the
-// delay repeats.
+// lane of its delay if it comes in order there, or in a free one of its
+// two lanes if the delay repeats.
 func (k *Kernel) pushLater(e event, delay time.Duration) {
-	for i, d := range k.laneDelay {
-		if d != delay {
-			continue
-		}
+	i, j := lanesOf(delay)
+	if k.laneDelay[j] == delay {
+		i = j
+	}
+	switch k.laneDelay[i] {
+	case delay:
 		if l := &k.lanes[i]; !e.before(l.last()) {
 			l.push(e)
 			return
 		}
 		// With shuffled ties an event can come before the lane's last
 		// one; it waits in the heap.
-		k.later.push(e)
-		return
+	default:
+		if k.seenDelay[i] != delay {
+			break
+		}
+		free := i
+		if k.laneDelay[i] != 0 {
+			free = j
+		}
+		if k.laneDelay[free] == 0 {
+			k.laneDelay[free] = delay
+			k.lanes[free].push(e)
+			e.lane = uint8(free + 1)
+		}
 	}
-	free := slices.Index(k.laneDelay[:], 0)
-	if free < 0 || !slices.Contains(k.recentDelays[:], delay) {
-		k.recentDelays[k.nextRecent] = delay
-		k.nextRecent = (k.nextRecent + 1) % len(k.recentDelays)
-		k.later.push(e)
-		return
-	}
-	k.laneDelay[free] = delay
-	k.lanes[free].push(e)
-	e.lane = uint8(free + 1)
+	k.seenDelay[i] = delay
 	k.later.push(e)
+}
+
+// lanesOf are the two lanes delay may take: two fields of the top bits of
+// a multiplicative hash, which spreads delays that are round numbers of
+// milliseconds.
+func lanesOf(delay time.Duration) (int, int) {
+	h := uint64(delay) * 0x9E3779B97F4A7C15
+	return int(h >> (64 - laneBits)), int(h >> (64 - 2*laneBits) & (laneCount - 1))
 }
 
 // popLater removes the later heap's first event. If it heads a lane, the
