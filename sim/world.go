@@ -407,18 +407,29 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 		w.traceMessage(traceRecord{Event: "send", Msg: msg.Kind(), Body: msg}, from, to)
 	}
 	d := w.delivery()
-	d.p, d.from, d.to, d.msg, d.thread = p, from, to, msg, thread
+	d.p, d.msg, d.thread = p, msg, thread
+	d.toCoordinator = to.Process == CoordinatorProcess
+	if d.toCoordinator {
+		d.incarnation = from.Incarnation
+	} else {
+		d.incarnation = to.Incarnation
+	}
 	w.k.schedule(arrive, d)
 }
 
 // delivery is a message in flight: the kernel event that hands it to its
 // receiver. Deliveries are pooled, as they are a large share of all events.
+// One end of every message is the coordinator and the other the member
+// process p, so a delivery records only the direction and the member's
+// incarnation, which keeps it within a cache line.
 type delivery struct {
-	w        *World
-	p        *process
-	from, to Endpoint
-	msg      Message
-	thread   Thread
+	p   *process
+	msg Message
+	// incarnation is the member end's: the sender's of a request, the
+	// addressee's of a response.
+	incarnation   int
+	thread        Thread
+	toCoordinator bool
 }
 
 func (w *World) delivery() *delivery {
@@ -427,15 +438,27 @@ func (w *World) delivery() *delivery {
 		w.spareDeliveries = w.spareDeliveries[:n-1]
 		return d
 	}
-	return &delivery{w: w}
+	return &delivery{}
+}
+
+// ends returns the sender and addressee of a message between the
+// coordinator and incarnation of p.
+func ends(p *process, incarnation int, toCoordinator bool) (from, to Endpoint) {
+	member := Endpoint{Process: p.name, Incarnation: incarnation}
+	if toCoordinator {
+		return member, Coordinator
+	}
+	return Coordinator, member
 }
 
 func (d *delivery) fire() {
-	w, p, from, to, msg, thread := d.w, d.p, d.from, d.to, d.msg, d.thread
-	*d = delivery{w: w}
+	p, msg, thread, incarnation, toCoordinator := d.p, d.msg, d.thread, d.incarnation, d.toCoordinator
+	w := p.w
+	*d = delivery{}
 	w.spareDeliveries = append(w.spareDeliveries, d)
 	if w.k.Now() < p.cutOffUntil {
 		if w.traceOn() {
+			from, to := ends(p, incarnation, toCoordinator)
 			w.traceMessage(traceRecord{Event: "drop", Msg: msg.Kind(), Detail: "network partition"}, from, to)
 		}
 		return
@@ -444,16 +467,17 @@ func (d *delivery) fire() {
 		// Delivery time, so a reader sees each message's latency; the
 		// body was traced with the send. A message to a process that
 		// has since died is still delivered here and then ignored.
+		from, to := ends(p, incarnation, toCoordinator)
 		w.traceMessage(traceRecord{Event: "recv", Msg: msg.Kind()}, from, to)
 	}
-	if to.Process == CoordinatorProcess {
+	if toCoordinator {
 		out := w.effects()
-		w.coord.Receive(w.coordEnv(), from, msg, out)
+		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation}, msg, out)
 		w.applyCoordinator(out, p)
 		w.release(out)
 		return
 	}
-	if !p.alive || p.incarnation != to.Incarnation {
+	if !p.alive || p.incarnation != incarnation {
 		return
 	}
 	w.stepClient(p, thread, clientInput{kind: inputReceive, msg: msg})
