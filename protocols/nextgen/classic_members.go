@@ -75,7 +75,7 @@ func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, fr
 	m.endpoint, m.clientID = from, req.ClientID
 	m.instanceID = req.GroupInstanceID
 	m.rebalanceTimeout = req.RebalanceTimeout
-	m.subscription = sortedTopics(sub.Topics)
+	m.subscription = g.subscriptionOf(sub.Topics)
 	m.classic = &classicMetadata{sessionTimeout: req.SessionTimeout, protocols: slices.Clone(req.Protocols)}
 	if g.byID[m.id] == nil {
 		g.addMember(m)

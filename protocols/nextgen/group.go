@@ -49,6 +49,8 @@ type member struct {
 	// in a map by member id because every recomputation reads and writes
 	// every member's.
 	target kafka.Assignment
+	// serverAssignor is the member's group.remote.assignor, "" if none.
+	serverAssignor string
 	reconcile.Member
 
 	clientID string
@@ -56,8 +58,6 @@ type member struct {
 	// its process.
 	endpoint         sim.Endpoint
 	rebalanceTimeout time.Duration
-	// serverAssignor is the member's group.remote.assignor, "" if none.
-	serverAssignor string
 	// timerNames are the names of the member's session and rebalance
 	// timers, built once per member id rather than on every heartbeat.
 	timerNames memberTimerNames
@@ -106,6 +106,9 @@ type consumerGroup struct {
 	static  map[string]string // instance id → member id
 	// specMembers is the assignor input's member list, kept for reuse.
 	specMembers []assignor.Member
+	// commonSubscription is the subscription members share when theirs
+	// is the same (see subscriptionOf).
+	commonSubscription []string
 	// partitionEpochs holds, for every partition some member holds or is
 	// revoking, that member's epoch (ConsumerGroup.currentPartitionEpoch).
 	partitionEpochs partitionEpochs
@@ -291,7 +294,7 @@ func (g *consumerGroup) subscribed(topic string) bool {
 func (g *consumerGroup) groupSpec() assignor.GroupSpec {
 	spec := assignor.GroupSpec{Type: assignor.Homogeneous, Members: g.specMembers[:0]}
 	for _, m := range g.members {
-		if spec.Type == assignor.Homogeneous && !slices.Equal(m.subscription, g.members[0].subscription) {
+		if spec.Type == assignor.Homogeneous && !sameTopics(m.subscription, g.members[0].subscription) {
 			spec.Type = assignor.Heterogeneous
 		}
 		spec.Members = append(spec.Members, assignor.Member{ID: m.id, InstanceID: m.instanceID, Topics: m.subscription, Current: m.target})
@@ -433,6 +436,32 @@ func (g *consumerGroup) supportsClassicProtocols(ps []classic.ProtocolMetadata) 
 }
 
 // sortedTopics returns a sorted, duplicate-free copy of topics.
+// subscriptionOf is topics sorted and free of duplicates, as a member's
+// subscription. A subscription equal to the group's common one (the first
+// seen) is that very slice, so that in a homogeneous group every member
+// holds the same list and groupSpec finds the group homogeneous without
+// reading each member's. Subscriptions are never changed in place.
+func (g *consumerGroup) subscriptionOf(topics []string) []string {
+	s := sortedTopics(topics)
+	switch {
+	case len(s) == 0:
+	case g.commonSubscription == nil:
+		g.commonSubscription = s
+	case slices.Equal(s, g.commonSubscription):
+		return g.commonSubscription
+	}
+	return s
+}
+
+// sameTopics tells whether two sorted subscriptions are equal, at once
+// when they are the same slice.
+func sameTopics(a, b []string) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
 func sortedTopics(topics []string) []string {
 	out := slices.Clone(topics)
 	slices.Sort(out)

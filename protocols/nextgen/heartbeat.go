@@ -129,7 +129,7 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 		m.serverAssignor = req.ServerAssignor
 	}
 	if req.SubscribedTopicNames != nil {
-		m.subscription = sortedTopics(req.SubscribedTopicNames)
+		m.subscription = g.subscriptionOf(req.SubscribedTopicNames)
 	}
 	if g.byID[m.id] == nil {
 		g.addMember(m)

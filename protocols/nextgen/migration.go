@@ -77,7 +77,7 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 		m := &member{
 			id: cm.ID, instanceID: cm.InstanceID, clientID: cm.ClientID, endpoint: cm.Endpoint,
 			rebalanceTimeout: cm.RebalanceTimeout,
-			subscription:     sortedTopics(memberSubscription(cm, cg.ProtocolName()).Topics),
+			subscription:     g.subscriptionOf(memberSubscription(cm, cg.ProtocolName()).Topics),
 			Member:           reconcile.Member{State: reconcile.Stable, Epoch: gen, PreviousEpoch: gen, Assigned: assigned, PendingRevocation: kafka.Assignment{}},
 			classic:          &classicMetadata{sessionTimeout: cm.SessionTimeout, protocols: slices.Clone(cm.Protocols)},
 		}
