@@ -330,6 +330,25 @@ func TestKafkaIterationOrder(t *testing.T) {
 	if got := kafkaIterationOrder(members); !slices.Equal(got, []int32{3, 2, 1, 0}) {
 		t.Fatalf("order = %v, want [3 2 1 0]", got)
 	}
+	// "Aa" and "BB" have the same Java hash code (2112), hence the same
+	// bucket; "consumer1" hashes elsewhere. Within a bucket a HashMap
+	// iterates in insertion order.
+	for _, tc := range []struct {
+		ids  []string
+		want []int32
+	}{
+		{[]string{"BB", "consumer1", "Aa"}, []int32{0, 2, 1}},
+		{[]string{"Aa", "consumer1", "BB"}, []int32{0, 2, 1}},
+		{[]string{"consumer1", "Aa", "BB"}, []int32{1, 2, 0}},
+	} {
+		var members []Subscription
+		for _, id := range tc.ids {
+			members = append(members, Subscription{MemberID: id})
+		}
+		if got := kafkaIterationOrder(members); !slices.Equal(got, tc.want) {
+			t.Errorf("order of %v = %v, want %v", tc.ids, got, tc.want)
+		}
+	}
 }
 
 func TestByName(t *testing.T) {

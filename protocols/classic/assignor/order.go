@@ -63,16 +63,22 @@ func kafkaIterationOrder(members []Subscription) []int32 {
 	for uint64(len(members))*4 > uint64(capacity)*3 {
 		capacity *= 2
 	}
+	// A counting sort by bucket keeps insertion order within a bucket.
 	bucket := make([]uint32, len(members))
-	order := make([]int32, len(members))
+	start := make([]int32, capacity+1)
 	for i, m := range members {
 		h := javaStringHash(m.MemberID)
 		bucket[i] = (h ^ h>>16) & (capacity - 1)
-		order[i] = int32(i)
+		start[bucket[i]+1]++
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		return cmp.Compare(bucket[a], bucket[b])
-	})
+	for b := range capacity {
+		start[b+1] += start[b]
+	}
+	order := make([]int32, len(members))
+	for i, b := range bucket {
+		order[start[b]] = int32(i)
+		start[b]++
+	}
 	return order
 }
 
