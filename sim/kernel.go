@@ -28,6 +28,10 @@ type Kernel struct {
 	// queue.
 	inOrder     eventFIFO
 	soon, later eventQueue
+	// far holds the events scheduled a minute or more ahead that have no
+	// lane, such as a rolling restart's planned bounces: kept out of the
+	// later heap, they do not deepen it for the timers that churn there.
+	far eventQueue
 	// lanes keep the later heap small. Events scheduled the same delay
 	// ahead, such as every member's next heartbeat, come in order, so
 	// each such stream waits in a FIFO lane of its own and only the
@@ -187,7 +191,12 @@ func (k *Kernel) Step(until time.Duration) bool {
 
 // soonWithin is how far ahead an event may be scheduled to wait with the
 // events due soon: beyond network latencies, short of heartbeat intervals.
-const soonWithin = 100 * time.Millisecond
+// An event farWithin ahead or more, without a lane, waits in the far heap:
+// beyond session and request timeouts.
+const (
+	soonWithin = 100 * time.Millisecond
+	farWithin  = time.Minute
+)
 
 // popNext removes and returns the earliest pending event if it is due at
 // or before until.
@@ -203,6 +212,9 @@ func (k *Kernel) popNext(until time.Duration) (event, bool) {
 	if k.later.len() > 0 && (head == nil || k.later.peek().before(head)) {
 		head, from = k.later.peek(), 3
 	}
+	if k.far.len() > 0 && (head == nil || k.far.peek().before(head)) {
+		head, from = k.far.peek(), 4
+	}
 	if head == nil || head.at > until {
 		return event{}, false
 	}
@@ -211,6 +223,8 @@ func (k *Kernel) popNext(until time.Duration) (event, bool) {
 		return k.inOrder.pop(), true
 	case 2:
 		return k.soon.pop(), true
+	case 4:
+		return k.far.pop(), true
 	}
 	return k.popLater(), true
 }
@@ -255,6 +269,10 @@ func (k *Kernel) pushLater(e event, delay time.Duration) {
 		}
 	}
 	k.seenDelay[i] = delay
+	if delay >= farWithin && e.lane == 0 {
+		k.far.push(e)
+		return
+	}
 	k.later.push(e)
 }
 

@@ -70,9 +70,9 @@ func TestEventQueueMatchesSortedOrder(t *testing.T) {
 	}
 }
 
-// TestKernelRunsEventsInOrder drives the kernel's three queues and its
-// delay lanes at once: events at a constant delay (in order), at small
-// random delays (out of order), far ahead at random and at a few fixed
+// TestKernelRunsEventsInOrder drives all the kernel's queues and its delay
+// lanes at once: events at a constant delay (in order), at small random
+// delays (out of order), ahead and far ahead at random and at a few fixed
 // delays, some cancelled, each scheduling more. Since a new
 // event is never before the running one, the events must run in strictly
 // increasing (time, sequence) order, and every event not cancelled must
@@ -89,13 +89,15 @@ func TestKernelRunsEventsInOrder(t *testing.T) {
 	var schedule func(depth int)
 	schedule = func(depth int) {
 		var d time.Duration
-		switch r.IntN(7) {
+		switch r.IntN(8) {
 		case 0, 1:
 			d = time.Millisecond
 		case 2:
 			d = time.Duration(r.IntN(int(2 * time.Millisecond)))
 		case 3:
 			d = time.Duration(r.IntN(int(5 * time.Second)))
+		case 4:
+			d = time.Duration(r.IntN(int(3 * time.Minute)))
 		default:
 			// Periodic timers: a few fixed delays, more than there
 			// are lanes, so that lanes fill, drain and change hands.
