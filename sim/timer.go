@@ -76,7 +76,7 @@ func (s *timerSet) add(t *timer) {
 
 // setTimer applies a model's timer request to the named timer of timers,
 // creating it (for p, or for the coordinator when p is nil) on first use.
-func (w *World) setTimer(timers *timerSet, p *process, tr TimerRequest) {
+func (w *World) setTimer(timers *timerSet, p *process, tr *TimerRequest) {
 	t := timers.get(tr.Name)
 	if tr.Cancel {
 		if t != nil {

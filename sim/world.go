@@ -332,14 +332,17 @@ func (w *World) runClient(p *process, in clientInput) {
 func (w *World) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
-	for _, n := range notes {
-		w.clientNote(p, n)
+	// The effects are read in place: a note is large, and most steps
+	// set a timer or two.
+	for i := range notes {
+		w.clientNote(p, &notes[i])
 	}
-	for _, s := range sends {
+	for i := range sends {
+		s := &sends[i]
 		w.send(p, self, s.To, s.Msg, s.Thread)
 	}
-	for _, tr := range timers {
-		w.setTimer(&p.timers, p, tr)
+	for i := range timers {
+		w.setTimer(&p.timers, p, &timers[i])
 	}
 	if len(cbs) > 0 {
 		p.callbacks = append(p.callbacks, cbs...)
@@ -359,10 +362,11 @@ func (w *World) applyClient(p *process, out *Effects) {
 // most messages answer it, and knowing it saves a lookup by name.
 func (w *World) applyCoordinator(out *Effects, sender *process) {
 	sends, timers, notes := out.Sends, out.Timers, out.Notes
-	for _, n := range notes {
-		w.coordNote(n)
+	for i := range notes {
+		w.coordNote(&notes[i])
 	}
-	for _, s := range sends {
+	for i := range sends {
+		s := &sends[i]
 		p := sender
 		if p == nil || p.name != s.To.Process {
 			i, ok := w.byName[s.To.Process]
@@ -373,8 +377,8 @@ func (w *World) applyCoordinator(out *Effects, sender *process) {
 		}
 		w.send(p, Coordinator, s.To, s.Msg, s.Thread)
 	}
-	for _, tr := range timers {
-		w.setTimer(&w.coordTimers, nil, tr)
+	for i := range timers {
+		w.setTimer(&w.coordTimers, nil, &timers[i])
 	}
 }
 
@@ -613,7 +617,7 @@ func (w *World) drain(p *process) {
 
 // --- notes ---
 
-func (w *World) clientNote(p *process, n Note) {
+func (w *World) clientNote(p *process, n *Note) {
 	m := &p.metrics
 	now := w.k.Now()
 	switch n.Kind {
@@ -640,7 +644,7 @@ func (w *World) clientNote(p *process, n Note) {
 	}
 }
 
-func (w *World) coordNote(n Note) {
+func (w *World) coordNote(n *Note) {
 	switch n.Kind {
 	case NoteMemberAdded:
 		if i, ok := w.byName[n.Process]; ok {
