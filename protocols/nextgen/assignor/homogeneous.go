@@ -102,7 +102,9 @@ func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, er
 	type unfilledMember struct {
 		member, remaining int
 	}
-	unfilled := make([]unfilledMember, 0, numMembers)
+	// Only a member with a quota can be left under it: with more members
+	// than partitions, a few.
+	unfilled := make([]unfilledMember, 0, min(numMembers, total))
 	var topicsBuf []int32
 	for m := range members {
 		quota := minQuota

@@ -216,8 +216,11 @@ func emptyAssignments(members []Member) []kafka.Assignment {
 func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.Assignment {
 	nm := len(members)
 	// next[m] starts as the count of member m's partitions and becomes the
-	// write position of member m in the sorted arrays.
-	next := make([]int, nm+1)
+	// write position of member m in the sorted arrays; start[m] keeps
+	// where member m's partitions begin. One allocation holds both: a
+	// large group recomputes its target on every join.
+	positions := make([]int32, 2*(nm+1))
+	next, start := positions[:nm+1], positions[nm+1:]
 	for _, m := range owner {
 		if m >= 0 {
 			next[m+1]++
@@ -226,7 +229,6 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.A
 	for m := 1; m <= nm; m++ {
 		next[m] += next[m-1]
 	}
-	start := make([]int, nm+1)
 	copy(start, next)
 	assigned := start[nm]
 	parts := make([]int32, assigned)
