@@ -400,23 +400,30 @@ func (q *eventQueue) replaceTop(e event) {
 	n := len(items)
 	i := 0
 	for {
-		first := heapArity*i + 1
-		if first >= n {
-			break
-		}
-		m := first
-		for c, end := first+1, min(first+heapArity, n); c < end; c++ {
-			if items[c].before(&items[m]) {
-				m = c
-			}
-		}
-		if !items[m].before(&e) {
+		m := leastChild(items, i, n)
+		if m < 0 || !items[m].before(&e) {
 			break
 		}
 		items[i] = items[m]
 		i = m
 	}
 	items[i] = e
+}
+
+// leastChild returns the least of the children of node i among the first
+// n items, or -1 if i is a leaf.
+func leastChild(items []event, i, n int) int {
+	first := heapArity*i + 1
+	if first >= n {
+		return -1
+	}
+	m := first
+	for c, end := first+1, min(first+heapArity, n); c < end; c++ {
+		if items[c].before(&items[m]) {
+			m = c
+		}
+	}
+	return m
 }
 
 func (q *eventQueue) pop() event {
@@ -431,15 +438,9 @@ func (q *eventQueue) pop() event {
 	}
 	i := 0
 	for {
-		first := heapArity*i + 1
-		if first >= n {
+		m := leastChild(items, i, n)
+		if m < 0 {
 			break
-		}
-		m := first
-		for c, end := first+1, min(first+heapArity, n); c < end; c++ {
-			if items[c].before(&items[m]) {
-				m = c
-			}
 		}
 		items[i] = items[m]
 		i = m
