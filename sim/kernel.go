@@ -234,7 +234,7 @@ func (k *Kernel) popNext(until time.Duration) (event, bool) {
 // auto-commit) and for the bursts a rebalance causes, such as every
 // member starting the same callback, with few of them sharing a place.
 const (
-	laneBits  = 4
+	laneBits  = 5
 	laneCount = 1 << laneBits
 )
 
