@@ -17,15 +17,15 @@ import (
 type Kernel struct {
 	now time.Duration
 	seq uint64
-	// Pending events wait in one of three queues. Events scheduled well
-	// ahead (timers: heartbeats, session timeouts) wait in the later heap.
-	// Events due soon (messages in flight, callbacks, polls) go to the
-	// inOrder queue when they come no earlier than its last event, and to
-	// the soon heap otherwise: with a constant network latency every
-	// message is scheduled in order, and most events are messages, so
-	// most events never meet a heap at all. The next event is the
-	// earliest of the three heads, so the order is the same as with one
-	// queue.
+	// Pending events wait in one of four queues, or in a lane (below).
+	// Events scheduled well ahead (timers: heartbeats, session timeouts)
+	// wait in the later heap. Events due soon (messages in flight,
+	// callbacks, polls) go to the inOrder queue when they come no earlier
+	// than its last event, and to the soon heap otherwise: with a
+	// constant network latency every message is scheduled in order, and
+	// most events are messages, so most events never meet a heap at all.
+	// The next event is the earliest of the four heads, so the order is
+	// the same as with one queue.
 	inOrder     eventFIFO
 	soon, later eventQueue
 	// far holds the events scheduled a minute or more ahead that have no
@@ -47,9 +47,9 @@ type Kernel struct {
 	// laneDelay is each lane's delay, 0 while the lane is empty and free.
 	laneDelay [laneCount]time.Duration
 	// seenDelay is, by a delay's first lane, the delay of the last event
-	// that went to the heap for want of a lane. A free lane goes to a
-	// delay seen there before, one that repeats, so that one-off events
-	// (a restart planned for minute five) do not hold lanes idle.
+	// queued there without joining a lane. A free lane goes to a delay
+	// seen there before, one that repeats, so that one-off events (a
+	// restart planned for minute five) do not hold lanes idle.
 	seenDelay [laneCount]time.Duration
 	// slots hold each queued event's handler and sequence number, side
 	// by side; freeSlots are the slots not in use.
