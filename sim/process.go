@@ -47,7 +47,8 @@ type process struct {
 	// default: then a send need not look at the sampler.
 	fixedLatency time.Duration
 	latencyFixed bool
-	// lastArrival keeps each direction of the connection FIFO, as TCP does.
+	// lastToCoord and lastFromCoord keep each direction of the connection
+	// FIFO, as TCP does: the latest arrival so far in each.
 	lastToCoord, lastFromCoord time.Duration
 	idleSince                  time.Duration
 	laneSince                  time.Duration
