@@ -40,6 +40,9 @@ type process struct {
 	appInbox  []queuedInput
 	bgInbox   []queuedInput
 	timers    timerSet
+	// coordTimer is the coordinator timer last set while handling this
+	// process's request: its member's session timer, almost always.
+	coordTimer *timer
 
 	cutOffUntil time.Duration
 	latency     *Sampler

@@ -76,8 +76,16 @@ func (s *timerSet) add(t *timer) {
 
 // setTimer applies a model's timer request to the named timer of timers,
 // creating it (for p, or for the coordinator when p is nil) on first use.
-func (w *World) setTimer(timers *timerSet, p *process, tr *TimerRequest) {
-	t := timers.get(tr.Name)
+// last, when not nil, remembers the timer set last from the same place and
+// is tried before the set: a member's heartbeat re-arms its session timer
+// at the coordinator, whose timers are otherwise found by hashing names.
+func (w *World) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **timer) {
+	var t *timer
+	if last != nil && *last != nil && (*last).name == tr.Name {
+		t = *last
+	} else {
+		t = timers.get(tr.Name)
+	}
 	if tr.Cancel {
 		if t != nil {
 			t.armed = false
@@ -90,6 +98,9 @@ func (w *World) setTimer(timers *timerSet, p *process, tr *TimerRequest) {
 			t.incarnation = p.incarnation
 		}
 		timers.add(t)
+	}
+	if last != nil {
+		*last = t
 	}
 	t.deadline, t.armed, t.thread = max(tr.At, w.k.Now()), true, tr.Thread
 	if t.pending && t.eventAt <= t.deadline {

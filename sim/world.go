@@ -342,7 +342,7 @@ func (w *World) applyClient(p *process, out *Effects) {
 		w.send(p, self, s.To, s.Msg, s.Thread)
 	}
 	for i := range timers {
-		w.setTimer(&p.timers, p, &timers[i])
+		w.setTimer(&p.timers, p, &timers[i], nil)
 	}
 	if len(cbs) > 0 {
 		p.callbacks = append(p.callbacks, cbs...)
@@ -378,7 +378,11 @@ func (w *World) applyCoordinator(out *Effects, sender *process) {
 		w.send(p, Coordinator, s.To, s.Msg, s.Thread)
 	}
 	for i := range timers {
-		w.setTimer(&w.coordTimers, nil, &timers[i])
+		var last **timer
+		if sender != nil {
+			last = &sender.coordTimer
+		}
+		w.setTimer(&w.coordTimers, nil, &timers[i], last)
 	}
 }
 
