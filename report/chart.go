@@ -154,15 +154,28 @@ func render(charts []Chart, svg bool) ([]renderedChart, error) {
 // WriteCharts renders every chart of r into dir as name.png and name.svg
 // and returns the paths written, in order.
 func WriteCharts(dir string, r *Report) ([]string, error) {
-	charts, err := Charts(r)
-	if err != nil {
-		return nil, err
+	paths, _, err := writeCharts(dir, Options{}, func() ([]Chart, error) { return Charts(r) })
+	return paths, err
+}
+
+// writeCharts builds the charts, renders them (as PNG, and as SVG unless
+// opts.NoSVG) and writes them into dir; with opts.NoCharts it does
+// nothing. It returns the paths written and the rendered charts, for the
+// HTML page that embeds them.
+func writeCharts(dir string, opts Options, charts func() ([]Chart, error)) ([]string, []renderedChart, error) {
+	if opts.NoCharts {
+		return nil, nil, nil
 	}
-	rendered, err := render(charts, true)
+	built, err := charts()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return writeRendered(dir, rendered)
+	rendered, err := render(built, !opts.NoSVG)
+	if err != nil {
+		return nil, nil, err
+	}
+	paths, err := writeRendered(dir, rendered)
+	return paths, rendered, err
 }
 
 func writeRendered(dir string, rendered []renderedChart) ([]string, error) {

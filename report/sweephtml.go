@@ -23,21 +23,9 @@ func WriteSweep(dir string, s *Sweep, opts Options) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	var paths []string
-	var rendered []renderedChart
-	if !opts.NoCharts {
-		charts, err := SweepCharts(s)
-		if err != nil {
-			return nil, err
-		}
-		if rendered, err = render(charts, !opts.NoSVG); err != nil {
-			return nil, err
-		}
-		written, err := writeRendered(dir, rendered)
-		paths = append(paths, written...)
-		if err != nil {
-			return paths, err
-		}
+	paths, rendered, err := writeCharts(dir, opts, func() ([]Chart, error) { return SweepCharts(s) })
+	if err != nil {
+		return paths, err
 	}
 	path := filepath.Join(dir, "report.html")
 	if err := writeFileAtomic(path, func(w io.Writer) error { return writeSweepHTML(w, s, rendered) }); err != nil {

@@ -46,20 +46,10 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 	if err := write("timeline.csv", func(w io.Writer) error { return TimelineCSV(w, r) }); err != nil {
 		return paths, err
 	}
-	var rendered []renderedChart
-	if !opts.NoCharts {
-		charts, err := Charts(r)
-		if err != nil {
-			return paths, err
-		}
-		if rendered, err = render(charts, !opts.NoSVG); err != nil {
-			return paths, err
-		}
-		written, err := writeRendered(dir, rendered)
-		paths = append(paths, written...)
-		if err != nil {
-			return paths, err
-		}
+	written, rendered, err := writeCharts(dir, opts, func() ([]Chart, error) { return Charts(r) })
+	paths = append(paths, written...)
+	if err != nil {
+		return paths, err
 	}
 	if err := write("report.html", func(w io.Writer) error { return writeHTML(w, r, rendered) }); err != nil {
 		return paths, err
