@@ -61,7 +61,7 @@ func NewManifest(g *Grid, shard Shard) Manifest {
 	m := Manifest{
 		Format: ManifestFormat, Version: rebalsim.Version, Scenario: g.Scenario,
 		Params: nonNil(g.Params), Seeds: g.Seeds, Protocols: nonNil(g.Protocols), Metrics: sim.MetricNames(),
-		Runs: g.Runs(), Order: runOrder, Shard: shard, ShardRuns: len(shard.Runs(g.Runs())), Warnings: nonNil(g.Warnings),
+		Runs: g.Runs(), Order: runOrder, Shard: shard, ShardRuns: shard.Size(g.Runs()), Warnings: nonNil(g.Warnings),
 	}
 	for _, p := range g.Points {
 		m.Points = append(m.Points, ManifestPoint{Values: nonNil(p.Values), FirstSeed: p.Scenario.Seed})
@@ -79,21 +79,17 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// fixedRunColumns are the columns of runs.csv besides the varied paths
-// and the metrics.
-func fixedRunColumns() []string {
-	return []string{"run", "point", "seed", "protocol", "converged", "safety_findings", "findings"}
-}
-
 // runsHeader is the header of runs.csv:
 //
 //	run,point,<params...>,seed,protocol,<metrics...>,converged,safety_findings,findings
+//
+// A varied path named like another column is written vary.<path>.
 func (m *Manifest) runsHeader() []string {
-	h := []string{"run", "point"}
-	h = append(h, report.SweepParamColumns(m.Params, append(fixedRunColumns(), m.Metrics...)...)...)
-	h = append(h, "seed", "protocol")
-	h = append(h, m.Metrics...)
-	return append(h, "converged", "safety_findings", "findings")
+	lead := []string{"run", "point"}
+	run := []string{"seed", "protocol"}
+	tail := []string{"converged", "safety_findings", "findings"}
+	taken := slices.Concat(lead, run, tail, m.Metrics)
+	return slices.Concat(lead, report.SweepParamColumns(m.Params, taken...), run, m.Metrics, tail)
 }
 
 // WriteOptions tune Write.
@@ -221,17 +217,21 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// check makes sure a manifest read from a file is consistent with itself.
+// check makes sure a manifest read from a file is consistent with itself,
+// and describes no more runs than a sweep may have (Expand's bound).
 func (m *Manifest) check() error {
+	if err := m.Shard.check(); err != nil {
+		return err
+	}
 	switch {
 	case m.Seeds < 1 || len(m.Protocols) == 0 || len(m.Points) == 0 || len(m.Metrics) == 0:
 		return errors.New("the manifest describes an empty sweep")
+	case len(m.Points) > MaxRuns/m.Seeds/len(m.Protocols):
+		return fmt.Errorf("%d points × %d seeds × %d protocols make more than %d runs", len(m.Points), m.Seeds, len(m.Protocols), MaxRuns)
 	case m.Runs != len(m.Points)*m.Seeds*len(m.Protocols):
 		return fmt.Errorf("runs is %d, but %d points × %d seeds × %d protocols make %d", m.Runs, len(m.Points), m.Seeds, len(m.Protocols), len(m.Points)*m.Seeds*len(m.Protocols))
-	case m.Shard.check() != nil:
-		return m.Shard.check()
-	case m.ShardRuns != len(m.Shard.Runs(m.Runs)):
-		return fmt.Errorf("shard_runs is %d, but shard %s of %d runs has %d", m.ShardRuns, m.Shard, m.Runs, len(m.Shard.Runs(m.Runs)))
+	case m.ShardRuns != m.Shard.Size(m.Runs):
+		return fmt.Errorf("shard_runs is %d, but shard %s of %d runs has %d", m.ShardRuns, m.Shard, m.Runs, m.Shard.Size(m.Runs))
 	}
 	for i, p := range m.Points {
 		if len(p.Values) != len(m.Params) {
@@ -257,8 +257,10 @@ func readRuns(r io.Reader, m *Manifest) ([]Row, error) {
 	}
 	np := len(m.Params)
 	nm := len(m.Metrics)
-	want := m.Shard.Runs(m.Runs)
-	rows := make([]Row, 0, len(want))
+	// The rows grow as they are read rather than to the size the manifest
+	// claims: a runs.csv cut short must not cost the memory of a whole one.
+	size := m.Shard.Size(m.Runs)
+	var rows []Row
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -270,12 +272,12 @@ func readRuns(r io.Reader, m *Manifest) ([]Row, error) {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("%d: %s", line, fmt.Sprintf(format, args...))
 		}
-		if len(rows) >= len(want) {
-			return nil, bad("more rows than the %d runs of shard %s", len(want), m.Shard)
+		if len(rows) >= size {
+			return nil, bad("more rows than the %d runs of shard %s", size, m.Shard)
 		}
 		var row Row
-		if row.Run, err = strconv.Atoi(rec[0]); err != nil || row.Run != want[len(rows)] {
-			return nil, bad("run %s, want %d: rows must be the shard's runs in order, each once", rec[0], want[len(rows)])
+		if row.Run, err = strconv.Atoi(rec[0]); err != nil || row.Run != m.Shard.Run(len(rows)) {
+			return nil, bad("run %s, want %d: rows must be the shard's runs in order, each once", rec[0], m.Shard.Run(len(rows)))
 		}
 		point, seedPos, proto := locate(row.Run, m.Seeds, len(m.Protocols))
 		row.Point, row.Protocol = point, m.Protocols[proto]
@@ -303,8 +305,8 @@ func readRuns(r io.Reader, m *Manifest) ([]Row, error) {
 		}
 		rows = append(rows, row)
 	}
-	if len(rows) != len(want) {
-		return nil, fmt.Errorf("%d: the file ends after %d of the %d runs of shard %s (was the shard cut short?)", len(rows)+2, len(rows), len(want), m.Shard)
+	if len(rows) != size {
+		return nil, fmt.Errorf("%d: the file ends after %d of the %d runs of shard %s (was the shard cut short?)", len(rows)+2, len(rows), size, m.Shard)
 	}
 	return rows, nil
 }

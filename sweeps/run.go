@@ -67,12 +67,23 @@ func (s Shard) Contains(run int) bool {
 	return run%s.Count == s.Index-1
 }
 
+// Size is the number of the shard's runs among total.
+func (s Shard) Size(total int) int {
+	s = s.normal()
+	return max(0, (total-s.Index+s.Count)/s.Count)
+}
+
+// Run is the shard's k-th run, counting from 0.
+func (s Shard) Run(k int) int {
+	s = s.normal()
+	return s.Index - 1 + k*s.Count
+}
+
 // Runs lists the shard's runs among total, ascending.
 func (s Shard) Runs(total int) []int {
-	s = s.normal()
-	out := make([]int, 0, max(0, (total-s.Index+s.Count)/s.Count))
-	for run := s.Index - 1; run < total; run += s.Count {
-		out = append(out, run)
+	out := make([]int, s.Size(total))
+	for k := range out {
+		out[k] = s.Run(k)
 	}
 	return out
 }
@@ -125,16 +136,16 @@ func Run(ctx context.Context, g *Grid, opts Options) (*Result, error) {
 	if err := shard.check(); err != nil {
 		return nil, err
 	}
-	runs := shard.Runs(g.Runs())
+	n := shard.Size(g.Runs())
 	workers := opts.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, max(len(runs), 1))
+	workers = min(workers, max(n, 1))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows := make([]Row, len(runs))
+	rows := make([]Row, n)
 	var next, done atomic.Int64
 	var mu sync.Mutex
 	var firstErr error
@@ -146,24 +157,25 @@ func Run(ctx context.Context, g *Grid, opts Options) (*Result, error) {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
-				if i >= len(runs) {
+				if i >= n {
 					return
 				}
-				row, err := g.runOne(runs[i], opts.Models)
+				run := shard.Run(i)
+				row, err := g.runOne(run, opts.Models)
 				if err != nil {
 					mu.Lock()
 					// Of the failures seen, report the earliest run, so
 					// that the message rarely depends on scheduling.
-					if firstRun < 0 || runs[i] < firstRun {
-						firstErr, firstRun = err, runs[i]
+					if firstRun < 0 || run < firstRun {
+						firstErr, firstRun = err, run
 					}
 					mu.Unlock()
 					cancel()
 					return
 				}
 				rows[i] = row
-				if n := done.Add(1); opts.Progress != nil {
-					opts.Progress(int(n), len(runs))
+				if d := done.Add(1); opts.Progress != nil {
+					opts.Progress(int(d), n)
 				}
 			}
 		}()

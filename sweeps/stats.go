@@ -29,12 +29,14 @@ func Summarize(res *Result) (*report.Sweep, error) {
 	}
 	nproto := len(m.Protocols)
 	values := make([]float64, m.Seeds)
+	rows := make([]*Row, m.Seeds) // one cell's, in seed order
 	for p, mp := range m.Points {
 		point := report.SweepPoint{Index: p, Values: mp.Values, FirstSeed: mp.FirstSeed}
 		for j, protocol := range m.Protocols {
 			cell := report.SweepCell{Protocol: protocol, Runs: m.Seeds}
-			for seed := range m.Seeds {
-				row := res.Rows[(p*m.Seeds+seed)*nproto+j]
+			for seed := range rows {
+				row := &res.Rows[(p*m.Seeds+seed)*nproto+j]
+				rows[seed] = row
 				if row.Converged {
 					cell.Converged++
 				}
@@ -43,8 +45,8 @@ func Summarize(res *Result) (*report.Sweep, error) {
 				}
 			}
 			for k, metric := range m.Metrics {
-				for seed := range m.Seeds {
-					values[seed] = res.Rows[(p*m.Seeds+seed)*nproto+j].Metrics[k]
+				for seed, row := range rows {
+					values[seed] = row.Metrics[k]
 				}
 				cell.Metrics = append(cell.Metrics, Describe(metric, values))
 			}

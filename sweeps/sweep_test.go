@@ -3,6 +3,8 @@ package sweeps
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -367,6 +369,33 @@ func TestReadChecksRunsAgainstTheManifest(t *testing.T) {
 				t.Errorf("err = %v\nwant %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadRejectsAnOversizedManifest: a manifest that claims more runs
+// than a sweep may have is an error, not an allocation of that size (it
+// used to panic in makeslice).
+func TestReadRejectsAnOversizedManifest(t *testing.T) {
+	g := expand(t, tiny, Spec{})
+	dir := writeSweep(t, g, Options{}, WriteOptions{NoCharts: true})
+	path := filepath.Join(dir, "manifest.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	huge := 1_000_000_000_000_000
+	m["seeds"], m["runs"], m["shard_runs"] = huge, huge*len(g.Points)*len(g.Protocols), huge*len(g.Points)*len(g.Protocols)
+	data, _ = json.Marshal(m)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(dir)
+	if want := fmt.Sprintf("make more than %d runs", MaxRuns); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
 	}
 }
 
