@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -125,13 +126,11 @@ func (s SweepStats) values() []Number {
 
 // Stat returns a statistic by its column name (see SweepStatsCSV).
 func (s SweepStats) Stat(name string) (float64, bool) {
-	for i, col := range sweepStatColumns()[1:] {
-		if col == name {
-			return float64(s.values()[i]), true
-		}
-	}
 	if name == "n" {
 		return float64(s.N), true
+	}
+	if i := slices.Index(sweepStatColumns()[1:], name); i >= 0 {
+		return float64(s.values()[i]), true
 	}
 	return 0, false
 }
@@ -173,11 +172,9 @@ func SweepParamColumns(params []string, fixed ...string) []string {
 // Undefined statistics (one run: stddev and the interval) are empty.
 func SweepStatsCSV(w io.Writer, s *Sweep) error {
 	cw := csv.NewWriter(w)
-	header := []string{"point"}
-	header = append(header, SweepParamColumns(s.Params, "point", "protocol", "metric", "first_seed", "runs", "converged_runs", "runs_with_safety_findings")...)
-	header = append(header, "protocol", "first_seed", "runs", "converged_runs", "runs_with_safety_findings", "metric")
-	header = append(header, sweepStatColumns()...)
-	cw.Write(header)
+	lead := []string{"point"}
+	cell := []string{"protocol", "first_seed", "runs", "converged_runs", "runs_with_safety_findings", "metric"}
+	cw.Write(slices.Concat(lead, SweepParamColumns(s.Params, slices.Concat(lead, cell)...), cell, sweepStatColumns()))
 	for _, p := range s.Points {
 		for _, c := range p.Protocols {
 			for _, m := range c.Metrics {
@@ -217,14 +214,7 @@ func sweepTableMetrics(s *Sweep) []string {
 	return out
 }
 
-func (s *Sweep) metricIndex(name string) int {
-	for i, m := range s.Metrics {
-		if m == name {
-			return i
-		}
-	}
-	return -1
-}
+func (s *Sweep) metricIndex(name string) int { return slices.Index(s.Metrics, name) }
 
 // sweepHeadline names the sweep in one line.
 func sweepHeadline(s *Sweep) string {
