@@ -4,6 +4,7 @@ import (
 	"errors"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -172,19 +173,15 @@ func (b band) Plot(c draw.Canvas, p *plot.Plot) {
 	if len(b.xs) == 0 {
 		return
 	}
-	pts := make([]vg.Point, 0, 2*len(b.xs))
-	for i, x := range b.xs {
-		pts = append(pts, vg.Point{X: xf(x), Y: yf(b.lo[i])})
-	}
-	for i := len(b.xs) - 1; i >= 0; i-- {
-		pts = append(pts, vg.Point{X: xf(b.xs[i]), Y: yf(b.hi[i])})
-	}
-	c.FillPolygon(b.fill, c.ClipPolygonXY(pts))
 	lo, hi := make([]vg.Point, len(b.xs)), make([]vg.Point, len(b.xs))
 	for i, x := range b.xs {
 		lo[i] = vg.Point{X: xf(x), Y: yf(b.lo[i])}
 		hi[i] = vg.Point{X: xf(x), Y: yf(b.hi[i])}
 	}
+	// The area runs along the low line and back along the high one.
+	area := slices.Concat(lo, hi)
+	slices.Reverse(area[len(lo):])
+	c.FillPolygon(b.fill, c.ClipPolygonXY(area))
 	c.StrokeLines(b.edge, c.ClipLinesXY(lo)...)
 	c.StrokeLines(b.edge, c.ClipLinesXY(hi)...)
 }
