@@ -416,9 +416,9 @@ func pathString(steps []step) string {
 // names, and an anchored node by a copy of itself (the aliases keep the
 // original).
 func unshare(slot **yaml.Node) *yaml.Node {
-	n := *slot
-	for hops := 0; n.Kind == yaml.AliasNode && n.Alias != nil && hops < 100; hops++ {
-		n = n.Alias
+	n := resolve(*slot)
+	if n == nil {
+		n = *slot // an alias to nothing: the decoder reports it
 	}
 	if n != *slot || n.Anchor != "" {
 		n = copyNode(n, 0)
@@ -575,8 +575,8 @@ func (o *overrider) resizeMembers(k int, val *yaml.Node) error {
 				`members=N resizes the count: entries of members:, and this list has none; its members have keys besides id:, so it cannot become one {count: N, id: "c{i}"} entry (set members[0].count or write the list)`)
 		}
 		entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: members.Line, Column: members.Column}
-		setKey(entry, "count", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(n, 10), Line: val.Line, Column: val.Column})
-		setKey(entry, "id", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: idTemplate(ids), Line: val.Line, Column: val.Column})
+		setKey(entry, "count", scalarAt(val, "!!int", strconv.FormatInt(n, 10)))
+		setKey(entry, "id", scalarAt(val, "!!str", idTemplate(ids)))
 		members.Content = []*yaml.Node{entry}
 		return nil
 	}
@@ -597,12 +597,18 @@ func (o *overrider) resizeMembers(k int, val *yaml.Node) error {
 			from = prev.newEnd + 1
 		}
 		last[e.template] = span{oldEnd: e.from + e.count - 1, newEnd: from + counts[i] - 1}
-		setKey(e.node, "count", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(counts[i], 10), Line: val.Line, Column: val.Column})
+		setKey(e.node, "count", scalarAt(val, "!!int", strconv.FormatInt(counts[i], 10)))
 		if from != e.from {
-			setKey(e.node, "from", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(from, 10), Line: val.Line, Column: val.Column})
+			setKey(e.node, "from", scalarAt(val, "!!int", strconv.FormatInt(from, 10)))
 		}
 	}
 	return nil
+}
+
+// scalarAt is a scalar the members=N shorthand writes, placed where the
+// override's value is, so that a problem with it is reported there.
+func scalarAt(val *yaml.Node, tag, value string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value, Line: val.Line, Column: val.Column}
 }
 
 // shareOut divides total members among the count: entries: one each, and
@@ -652,7 +658,6 @@ func intScalar(n *yaml.Node) (int64, bool) {
 // count: entry: "c{i}" for c1, c2, c3, whatever their common prefix is
 // when they are numbered 1, 2, 3, ..., else "c{i}".
 func idTemplate(ids []string) string {
-	numbered := regexp.MustCompile(`^(.*?)([0-9]+)$`)
 	prefix := ""
 	for i, id := range ids {
 		m := numbered.FindStringSubmatch(id)
@@ -705,7 +710,11 @@ func (o *overrider) overrideOf(line int) (int, bool) {
 	return k, k < len(o.at)
 }
 
-var lineNumber = regexp.MustCompile(`line (\d{8,})`)
+var (
+	lineNumber = regexp.MustCompile(`line (\d{8,})`)
+	// numbered splits an id into its prefix and trailing number.
+	numbered = regexp.MustCompile(`^(.*?)([0-9]+)$`)
+)
 
 // fixMessageLines rewrites made-up line numbers quoted in a message
 // ("first at line 16777216").
