@@ -44,10 +44,10 @@ type World struct {
 	// spare holds Effects buffers for reuse. Applying one model's effects
 	// can step another model, so each step takes its own buffer.
 	spare []*Effects
-	// spareDeliveries holds delivered messages' events for reuse, and
-	// sparePolls run polls' events.
-	spareDeliveries []*delivery
-	sparePolls      []*pollDue
+	// deliveries and polls hold spent message deliveries and poll events
+	// for reuse.
+	deliveries pool[delivery]
+	polls      pool[pollDue]
 }
 
 func (w *World) effects() *Effects {
@@ -414,7 +414,7 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 	if w.traceOn() {
 		w.traceMessage(traceRecord{Event: "send", Msg: msg.Kind(), Body: msg}, from, to)
 	}
-	d := w.delivery()
+	d := w.deliveries.get()
 	d.p, d.msg, d.thread = p, msg, thread
 	d.toCoordinator = to.Process == CoordinatorProcess
 	if d.toCoordinator {
@@ -440,13 +440,26 @@ type delivery struct {
 	toCoordinator bool
 }
 
-func (w *World) delivery() *delivery {
-	if n := len(w.spareDeliveries); n > 0 {
-		d := w.spareDeliveries[n-1]
-		w.spareDeliveries = w.spareDeliveries[:n-1]
-		return d
+// pool holds spent event handlers of one kind for reuse: deliveries and
+// polls are a large share of all events, and a pooled one costs no
+// allocation.
+type pool[T any] struct{ spare []*T }
+
+// get returns a zero T, reused if one is spare.
+func (p *pool[T]) get() *T {
+	if n := len(p.spare); n > 0 {
+		x := p.spare[n-1]
+		p.spare = p.spare[:n-1]
+		return x
 	}
-	return &delivery{}
+	return new(T)
+}
+
+// put zeroes x, so that it keeps nothing alive, and keeps it for reuse.
+func (p *pool[T]) put(x *T) {
+	var zero T
+	*x = zero
+	p.spare = append(p.spare, x)
 }
 
 // ends returns the sender and addressee of a message between the
@@ -462,8 +475,7 @@ func ends(p *process, incarnation int, toCoordinator bool) (from, to Endpoint) {
 func (d *delivery) fire() {
 	p, msg, thread, incarnation, toCoordinator := d.p, d.msg, d.thread, d.incarnation, d.toCoordinator
 	w := p.w
-	*d = delivery{}
-	w.spareDeliveries = append(w.spareDeliveries, d)
+	w.deliveries.put(d)
 	if w.k.Now() < p.cutOffUntil {
 		if w.traceOn() {
 			from, to := ends(p, incarnation, toCoordinator)
@@ -502,13 +514,7 @@ func (w *World) schedulePoll(p *process) {
 	batch := time.Duration(float64(p.cfg.MaxPollRecords) / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
 	batch = min(batch, time.Second)
 	delay := time.Duration(p.pollRng.Int64N(int64(batch) + 1))
-	var e *pollDue
-	if n := len(w.sparePolls); n > 0 {
-		e = w.sparePolls[n-1]
-		w.sparePolls = w.sparePolls[:n-1]
-	} else {
-		e = &pollDue{}
-	}
+	e := w.polls.get()
 	e.p, e.incarnation = p, p.incarnation
 	w.k.schedule(w.k.Now()+delay, e)
 }
@@ -522,8 +528,7 @@ type pollDue struct {
 
 func (e *pollDue) fire() {
 	p, incarnation := e.p, e.incarnation
-	*e = pollDue{}
-	p.w.sparePolls = append(p.w.sparePolls, e)
+	p.w.polls.put(e)
 	if p.incarnation == incarnation {
 		p.w.stepClient(p, AppThread, clientInput{kind: inputPoll})
 	}
