@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -170,15 +171,8 @@ func lowestMean(p SweepPoint, k int) int {
 // broke safety, or says that none did.
 func writeSweepHealthHTML(h htmlWriter, s *Sweep) {
 	h.raw("<h3>Convergence and safety</h3>\n")
-	var rows []string
-	for _, p := range s.Points {
-		for _, c := range p.Protocols {
-			if c.Converged < c.Runs || c.Unsafe > 0 {
-				rows = append(rows, "")
-			}
-		}
-	}
-	if len(rows) == 0 {
+	unhealthy := func(c SweepCell) bool { return c.Converged < c.Runs || c.Unsafe > 0 }
+	if !slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return slices.ContainsFunc(p.Protocols, unhealthy) }) {
 		h.raw("<p>Every run converged by the horizon, and no run had a safety finding.</p>\n")
 		return
 	}
@@ -189,7 +183,7 @@ func writeSweepHealthHTML(h htmlWriter, s *Sweep) {
 	h.raw("<th>protocol</th><th class=\"num\">runs converged</th><th class=\"num\">runs with safety findings</th></tr>\n")
 	for _, p := range s.Points {
 		for _, c := range p.Protocols {
-			if c.Converged == c.Runs && c.Unsafe == 0 {
+			if !unhealthy(c) {
 				continue
 			}
 			h.raw("<tr>")
