@@ -23,6 +23,10 @@ type World struct {
 
 	coord       GroupCoordinator
 	coordTimers timerSet
+	// coordStable is coord.Stable() as of the coordinator's last step. Only
+	// a step (a request, a timer, a metadata change) can change it, while
+	// convergence is checked after every event.
+	coordStable bool
 	groupCfg    GroupConfig
 
 	procs  []*process
@@ -111,6 +115,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		w.rates[t.Name] = t.Rate
 	}
 	w.coord = models.NewCoordinator(w.groupCfg)
+	w.coordStable = w.coord.Stable()
 	for i, m := range sc.Members {
 		cfg, err := ResolveConfig(sc, opts.Protocol, m, nil)
 		if err != nil {
@@ -200,7 +205,7 @@ func windowStart(sc *Scenario) time.Duration {
 }
 
 func (w *World) checkConvergence() {
-	ok := w.notReady == 0 && w.ledger.Converged() && w.coord.Stable()
+	ok := w.notReady == 0 && w.ledger.Converged() && w.coordStable
 	if ok != w.converged {
 		w.converged = ok
 		w.flips = append(w.flips, flip{w.k.Now(), ok})
@@ -357,10 +362,12 @@ func (w *World) applyClient(p *process, out *Effects) {
 	}
 }
 
-// applyCoordinator applies the coordinator's effects. sender is the
-// process whose request the coordinator just handled, nil after a timer:
-// most messages answer it, and knowing it saves a lookup by name.
+// applyCoordinator applies the coordinator's effects, after each of its
+// steps, and notes whether the group is now stable. sender is the process
+// whose request the coordinator just handled, nil after a timer: most
+// messages answer it, and knowing it saves a lookup by name.
 func (w *World) applyCoordinator(out *Effects, sender *process) {
+	w.coordStable = w.coord.Stable()
 	sends, timers, notes := out.Sends, out.Timers, out.Notes
 	for i := range notes {
 		w.coordNote(&notes[i])
@@ -680,7 +687,9 @@ func (w *World) coordNote(n *Note) {
 // update recomputes p's derived flags: readiness for convergence, idleness,
 // and its swim lane.
 func (w *World) update(p *process) {
-	ready := !p.alive || (w.ledger.procs[p.idx].member > 0 && p.client != nil && p.client.Settled() && !p.closing && len(p.callbacks) == 0 && !p.appBusy)
+	lp := w.ledger.procs[p.idx]
+	// The process's own flags are tested before the client is asked.
+	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && p.client.Settled())
 	if ready != p.ready {
 		if ready {
 			w.notReady--
@@ -691,7 +700,8 @@ func (w *World) update(p *process) {
 	}
 	now := w.k.Now()
 	rebalancing := p.client != nil && p.client.Rebalancing()
-	idle := p.alive && !p.paused && w.ledger.Owns(p.idx) == 0 && rebalancing
+	owns := len(lp.owned)
+	idle := p.alive && !p.paused && owns == 0 && rebalancing
 	if idle != p.idle {
 		if idle {
 			p.idleSince = now
@@ -712,7 +722,7 @@ func (w *World) update(p *process) {
 		lane = "fenced"
 	case rebalancing:
 		lane = "rebalancing"
-	case w.ledger.Owns(p.idx) > 0:
+	case owns > 0:
 		lane = "processing"
 	}
 	if lane != p.lane {
