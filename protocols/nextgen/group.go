@@ -103,7 +103,7 @@ type consumerGroup struct {
 	// its predecessor's place, so that the assignors see a stable order.
 	members []*member
 	byID    map[string]*member
-	static  map[string]string // instance id → member id
+	static  map[string]*member // by instance id
 	// specMembers is the assignor input's member list, kept for reuse.
 	specMembers []assignor.Member
 	// commonSubscription is the subscription members share when theirs
@@ -128,7 +128,7 @@ func newConsumerGroup(cfg sim.GroupConfig, assignors assignor.Set) *consumerGrou
 	// A new group's metadata refresh deadline has passed already
 	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
 	// the subscription metadata.
-	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]string{},
+	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]*member{},
 		partitionEpochs: partitionEpochs{}, metadataExpired: true}
 }
 
@@ -172,10 +172,7 @@ func (g *consumerGroup) setTarget(e int32, targets []kafka.Assignment) {
 }
 
 func (g *consumerGroup) staticMember(instanceID string) *member {
-	if id, ok := g.static[instanceID]; ok {
-		return g.byID[id]
-	}
-	return nil
+	return g.static[instanceID]
 }
 
 // isFull is throwIfConsumerGroupIsFull: a full group only admits members it
@@ -226,7 +223,7 @@ func (g *consumerGroup) addMember(m *member) {
 	g.byID[m.id] = m
 	g.countReconciling(m, +1)
 	if m.instanceID != "" {
-		g.static[m.instanceID] = m.id
+		g.static[m.instanceID] = m
 	}
 	g.partitionEpochs.claim(m.Assigned, m.Epoch)
 	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
@@ -240,7 +237,7 @@ func (g *consumerGroup) removeMember(m *member) {
 	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
 	delete(g.byID, m.id)
 	g.countReconciling(m, -1)
-	if m.instanceID != "" && g.static[m.instanceID] == m.id {
+	if m.instanceID != "" && g.static[m.instanceID] == m {
 		delete(g.static, m.instanceID)
 	}
 	g.members = slices.DeleteFunc(g.members, func(o *member) bool { return o == m })
@@ -265,7 +262,7 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	g.countReconciling(&n, +1)
 	delete(g.byID, old.id)
 	g.byID[newID] = &n
-	g.static[n.instanceID] = newID
+	g.static[n.instanceID] = &n
 	g.partitionEpochs.claim(n.Assigned, n.Epoch)
 	g.partitionEpochs.claim(n.PendingRevocation, n.Epoch)
 	return &n
