@@ -29,6 +29,7 @@ type simulateFlags struct {
 	format      string
 	shuffleTies bool
 	noTimeline  bool
+	cpuProfile  string
 }
 
 func (f *simulateFlags) register(fs *pflag.FlagSet, protocolFlag, protocolHelp string) {
@@ -39,6 +40,7 @@ func (f *simulateFlags) register(fs *pflag.FlagSet, protocolFlag, protocolHelp s
 	fs.StringVar(&f.format, "format", "table", "what to print: table, json, csv or markdown")
 	fs.BoolVar(&f.shuffleTies, "shuffle-ties", false, "order simultaneous events randomly (from the seed)")
 	fs.BoolVar(&f.noTimeline, "no-timeline", false, "skip the per-partition ownership timeline and the member lanes (much smaller results for big groups; their charts are left out)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", cpuProfileHelp)
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
@@ -55,7 +57,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) (int, error) {
 	return simulate(fs, &f, args, stdout, stderr, "compare [scenario.yaml | example-name]")
 }
 
-func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr io.Writer, synopsis string) (int, error) {
+func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr io.Writer, synopsis string) (code int, err error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: rebalsim %s [flags]\n\nWith no file, the embedded %q example runs.\n\nFlags:\n%s", synopsis, defaultExample, fs.FlagUsages())
@@ -79,6 +81,15 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 		return exitBadInput, usageError{err}
 	}
 	warn(stderr, sc)
+	profile, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		return exitBadInput, err
+	}
+	defer func() {
+		if perr := profile.stop(); perr != nil && err == nil {
+			code, err = exitBadInput, perr
+		}
+	}()
 	opts := rebalsim.Options{Protocols: f.protocols, Seed: f.seed, Timeline: !f.noTimeline, ShuffleTies: f.shuffleTies}
 	var traces []*atomicfile.File
 	if f.trace {

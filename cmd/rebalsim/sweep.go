@@ -20,7 +20,7 @@ import (
 	"rebalsim/sweeps"
 )
 
-func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
+func cmdSweep(args []string, stdout, stderr io.Writer) (code int, err error) {
 	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seeds := fs.Int("seeds", 0, "seeds per grid point, from the scenario's seed up (default: the sweep: block's seeds, else 1)")
@@ -31,6 +31,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	out := fs.String("out", "", "directory for runs.csv, stats.csv, stats.json, manifest.json, report.html and charts (required)")
 	format := fs.String("format", "table", "summary on stdout: table, markdown, csv (stats.csv), json (stats.json) or none")
 	noCharts := fs.Bool("no-charts", false, "leave the charts out of the output (faster for huge grids)")
+	cpuProfilePath := fs.String("cpuprofile", "", cpuProfileHelp)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: rebalsim sweep [scenario.yaml | example-name] --out DIR [flags]
 
@@ -106,6 +107,15 @@ Flags:
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(sweepMemoryLimit)
 	}
+	profile, err := startCPUProfile(*cpuProfilePath)
+	if err != nil {
+		return exitBadInput, err
+	}
+	defer func() {
+		if perr := profile.stop(); perr != nil && err == nil {
+			code, err = exitBadInput, perr
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := sweeps.Options{Parallel: *parallel, Shard: shard}
