@@ -11,16 +11,22 @@ import (
 // blocked, and the inputs waiting for a blocked thread.
 type process struct {
 	// The fields read or written on every event of the process come
-	// first, side by side, so that an event touches a few cache lines of
-	// it rather than most of them: a large group's processes do not all
-	// fit in a core's cache.
-	w           *World
-	idx         int
-	name        string
-	alive       bool
-	incarnation int
-	client      Client
-
+	// first, packed into three cache lines (a process is 64-byte aligned
+	// in its size class), so that an event touches few lines of it: a
+	// large group's processes do not all fit in a core's cache. The first
+	// line is what every message to or from the process reads, the second
+	// what a step of its client or a request to the coordinator adds.
+	w *World
+	// cutOffUntil ends a network partition of the process.
+	cutOffUntil time.Duration
+	// fixedLatency is the latency when latencyFixed, as it is by
+	// default: then a send need not look at the sampler.
+	fixedLatency time.Duration
+	// lastToCoord and lastFromCoord keep each direction of the connection
+	// FIFO, as TCP does: the latest arrival so far in each.
+	lastToCoord, lastFromCoord time.Duration
+	latencyFixed               bool
+	alive                      bool
 	// paused freezes both threads until pausedUntil; stalled blocks the
 	// application thread until stalledUntil.
 	paused, stalled bool
@@ -32,29 +38,26 @@ type process struct {
 	pollPending bool
 	closing     bool
 	// Derived flags, kept in step by World.update.
-	ready bool
-	idle  bool
-	lane  string
+	ready       bool
+	idle        bool
+	incarnation int
 
-	callbacks []Callback
-	appInbox  []queuedInput
-	bgInbox   []queuedInput
-	timers    timerSet
+	idx    int
+	client Client
 	// coordTimer is the coordinator timer last set while handling this
 	// process's request: its member's session timer, almost always.
 	coordTimer *timer
+	name       string
+	lane       string
 
-	cutOffUntil time.Duration
-	latency     *Sampler
-	// fixedLatency is the latency when latencyFixed, as it is by
-	// default: then a send need not look at the sampler.
-	fixedLatency time.Duration
-	latencyFixed bool
-	// lastToCoord and lastFromCoord keep each direction of the connection
-	// FIFO, as TCP does: the latest arrival so far in each.
-	lastToCoord, lastFromCoord time.Duration
-	idleSince                  time.Duration
-	laneSince                  time.Duration
+	timers    timerSet
+	callbacks []Callback
+	latency   *Sampler
+
+	appInbox  []queuedInput
+	bgInbox   []queuedInput
+	idleSince time.Duration
+	laneSince time.Duration
 
 	spec    MemberSpec
 	patches []ConsumerSettings
