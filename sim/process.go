@@ -11,11 +11,12 @@ import (
 // blocked, and the inputs waiting for a blocked thread.
 type process struct {
 	// The fields read or written on every event of the process come
-	// first, packed into three cache lines (a process is 64-byte aligned
-	// in its size class), so that an event touches few lines of it: a
-	// large group's processes do not all fit in a core's cache. The first
-	// line is what every message to or from the process reads, the second
-	// what a step of its client or a request to the coordinator adds.
+	// first, packed into three cache lines, so that an event touches few
+	// lines of it: a large group's processes do not all fit in a core's
+	// cache. The first line is what every message to or from the process
+	// reads, the second what a step of its client or a request to the
+	// coordinator adds. (A process fills a 960-byte size class of the
+	// allocator, whose objects start on 64-byte boundaries.)
 	w *World
 	// cutOffUntil ends a network partition of the process.
 	cutOffUntil time.Duration
