@@ -9,7 +9,7 @@ import (
 
 // cpuProfileHelp is the help of --cpuprofile, which run, compare and sweep
 // share. A sweep's profile is what cmd/rebalsim/default.pgo is made of
-// (see BENCHMARKS.md, "Profile-guided optimisation").
+// (see BENCHMARKS.md, "Fourth round: profile-guided optimisation").
 const cpuProfileHelp = "write a CPU profile of the command to this file (for go tool pprof, or as cmd/rebalsim/default.pgo)"
 
 // cpuProfile is a CPU profile being taken for --cpuprofile. The profile
@@ -36,14 +36,15 @@ func startCPUProfile(path string) (*cpuProfile, error) {
 	return &cpuProfile{file: f}, nil
 }
 
-// stop ends the profile and writes it.
-func (p *cpuProfile) stop() error {
+// stopInto ends the profile and writes it. It is deferred by a command
+// with named results: a profile that cannot be written fails a command
+// that did not fail otherwise.
+func (p *cpuProfile) stopInto(code *int, err *error) {
 	if p == nil {
-		return nil
+		return
 	}
 	pprof.StopCPUProfile()
-	if err := p.file.Commit(); err != nil {
-		return fmt.Errorf("--cpuprofile: %w", err)
+	if cerr := p.file.Commit(); cerr != nil && *err == nil {
+		*code, *err = exitBadInput, fmt.Errorf("--cpuprofile: %w", cerr)
 	}
-	return nil
 }

@@ -85,11 +85,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	if err != nil {
 		return exitBadInput, err
 	}
-	defer func() {
-		if perr := profile.stop(); perr != nil && err == nil {
-			code, err = exitBadInput, perr
-		}
-	}()
+	defer profile.stopInto(&code, &err)
 	opts := rebalsim.Options{Protocols: f.protocols, Seed: f.seed, Timeline: !f.noTimeline, ShuffleTies: f.shuffleTies}
 	var traces []*atomicfile.File
 	if f.trace {

@@ -111,11 +111,7 @@ Flags:
 	if err != nil {
 		return exitBadInput, err
 	}
-	defer func() {
-		if perr := profile.stop(); perr != nil && err == nil {
-			code, err = exitBadInput, perr
-		}
-	}()
+	defer profile.stopInto(&code, &err)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := sweeps.Options{Parallel: *parallel, Shard: shard}
