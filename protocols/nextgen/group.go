@@ -104,6 +104,11 @@ type consumerGroup struct {
 	members []*member
 	byID    map[string]*member
 	static  map[string]*member // by instance id
+	// serverAssignors counts the members asking for each server assignor
+	// (ConsumerGroup.serverAssignors), kept as members come, go and
+	// change their minds, so that a recomputation of the target need not
+	// visit every member to pick one.
+	serverAssignors map[string]int
 	// specMembers is the assignor input's member list, kept for reuse.
 	specMembers []assignor.Member
 	// commonSubscription is the subscription members share when theirs
@@ -129,7 +134,7 @@ func newConsumerGroup(cfg sim.GroupConfig, assignors assignor.Set) *consumerGrou
 	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
 	// the subscription metadata.
 	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]*member{},
-		partitionEpochs: partitionEpochs{}, metadataExpired: true}
+		serverAssignors: map[string]int{}, partitionEpochs: partitionEpochs{}, metadataExpired: true}
 }
 
 func (g *consumerGroup) isEmpty() bool { return len(g.members) == 0 }
@@ -225,6 +230,7 @@ func (g *consumerGroup) addMember(m *member) {
 	if m.instanceID != "" {
 		g.static[m.instanceID] = m
 	}
+	g.countServerAssignor(m.serverAssignor, +1)
 	g.partitionEpochs.claim(m.Assigned, m.Epoch)
 	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
 }
@@ -240,6 +246,7 @@ func (g *consumerGroup) removeMember(m *member) {
 	if m.instanceID != "" && g.static[m.instanceID] == m {
 		delete(g.static, m.instanceID)
 	}
+	g.countServerAssignor(m.serverAssignor, -1)
 	g.members = slices.DeleteFunc(g.members, func(o *member) bool { return o == m })
 }
 
@@ -314,30 +321,39 @@ func (g *consumerGroup) computeSubscriptionMetadata(metadata []kafka.Topic) []ka
 	return out
 }
 
+// setServerAssignor records the server assignor m asks for, "" for none.
+func (g *consumerGroup) setServerAssignor(m *member, name string) {
+	if g.byID[m.id] == m {
+		g.countServerAssignor(m.serverAssignor, -1)
+		g.countServerAssignor(name, +1)
+	}
+	m.serverAssignor = name
+}
+
+// countServerAssignor adds d members asking for the server assignor name.
+func (g *consumerGroup) countServerAssignor(name string, d int) {
+	if name == "" {
+		return
+	}
+	if g.serverAssignors[name] += d; g.serverAssignors[name] == 0 {
+		delete(g.serverAssignors, name)
+	}
+}
+
 // preferredServerAssignor is the server assignor most members ask for
 // (ConsumerGroup.computePreferredServerAssignor), else the group default.
 // Kafka breaks ties by hash order; rebalsim by name.
 func (g *consumerGroup) preferredServerAssignor() string {
-	counts := map[string]int{}
-	var names []string
-	for _, m := range g.members {
-		if m.serverAssignor == "" {
-			continue
+	// The map's order cannot show: the winner is the most asked for, and
+	// of those the first by name.
+	best, most := "", 0
+	for name, n := range g.serverAssignors {
+		if n > most || (n == most && name < best) {
+			best, most = name, n
 		}
-		if counts[m.serverAssignor] == 0 {
-			names = append(names, m.serverAssignor)
-		}
-		counts[m.serverAssignor]++
 	}
-	if len(names) == 0 {
+	if best == "" {
 		return g.cfg.Assignor
-	}
-	slices.Sort(names)
-	best := names[0]
-	for _, n := range names[1:] {
-		if counts[n] > counts[best] {
-			best = n
-		}
 	}
 	return best
 }

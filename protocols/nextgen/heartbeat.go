@@ -126,7 +126,7 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 		m.rebalanceTimeout = fromMs(req.RebalanceTimeoutMs)
 	}
 	if req.ServerAssignor != "" {
-		m.serverAssignor = req.ServerAssignor
+		g.setServerAssignor(m, req.ServerAssignor)
 	}
 	if req.SubscribedTopicNames != nil {
 		m.subscription = g.subscriptionOf(req.SubscribedTopicNames)

@@ -2,6 +2,7 @@ package nextgen
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -117,6 +118,16 @@ func (c *checkedCoordinator) check(env sim.CoordinatorEnv) {
 	}
 	if unreconciled != g.unreconciled {
 		c.fail(env, "%d members are not reconciled to target epoch %d, the group counts %d", unreconciled, g.targetEpoch, g.unreconciled)
+	}
+	// So do the counts behind the preferred server assignor.
+	asked := map[string]int{}
+	for _, m := range g.members {
+		if m.serverAssignor != "" {
+			asked[m.serverAssignor]++
+		}
+	}
+	if !maps.Equal(asked, g.serverAssignors) {
+		c.fail(env, "members ask for the server assignors %v, the group counts %v", asked, g.serverAssignors)
 	}
 	// Partition epochs are exactly the members' assigned and revoking
 	// partitions, each claimed once, at its member's epoch.
@@ -263,6 +274,10 @@ func randomScenario(r *rand.Rand) (*sim.Scenario, string) {
 		if len(topics) > 1 && r.IntN(3) == 0 {
 			sub := []string{topics[r.IntN(len(topics))]}
 			m.Settings.Subscription = &sub
+		}
+		if r.IntN(4) == 0 {
+			a := []string{"uniform", "range"}[r.IntN(2)]
+			m.Settings.RemoteAssignor = &a
 		}
 		sc.Members = append(sc.Members, m)
 		ids = append(ids, m.ID)
