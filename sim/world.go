@@ -384,11 +384,11 @@ func (w *World) applyCoordinator(out *Effects, sender *process) {
 		}
 		w.send(p, Coordinator, s.To, s.Msg, s.Thread)
 	}
+	var last **timer
+	if sender != nil {
+		last = &sender.coordTimer
+	}
 	for i := range timers {
-		var last **timer
-		if sender != nil {
-			last = &sender.coordTimer
-		}
 		w.setTimer(&w.coordTimers, nil, &timers[i], last)
 	}
 }
@@ -410,9 +410,12 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 		latency = p.latency.Sample()
 	}
 	arrive := now + latency
-	last := &p.lastToCoord
-	if from.Process == CoordinatorProcess {
-		last = &p.lastFromCoord
+	// One end is the coordinator, the other p: the direction, found once,
+	// picks the connection's FIFO and the member end's incarnation.
+	toCoordinator := to.Process == CoordinatorProcess
+	last, incarnation := &p.lastFromCoord, to.Incarnation
+	if toCoordinator {
+		last, incarnation = &p.lastToCoord, from.Incarnation
 	}
 	if arrive < *last {
 		arrive = *last
@@ -422,13 +425,7 @@ func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 		w.traceMessage(traceRecord{Event: "send", Msg: msg.Kind(), Body: msg}, from, to)
 	}
 	d := w.deliveries.get()
-	d.p, d.msg, d.thread = p, msg, thread
-	d.toCoordinator = to.Process == CoordinatorProcess
-	if d.toCoordinator {
-		d.incarnation = from.Incarnation
-	} else {
-		d.incarnation = to.Incarnation
-	}
+	d.p, d.msg, d.thread, d.toCoordinator, d.incarnation = p, msg, thread, toCoordinator, incarnation
 	w.k.schedule(arrive, d)
 }
 
@@ -700,7 +697,7 @@ func (w *World) update(p *process) {
 	}
 	now := w.k.Now()
 	rebalancing := p.client != nil && p.client.Rebalancing()
-	owns := len(lp.owned)
+	owns := w.ledger.Owns(p.idx)
 	idle := p.alive && !p.paused && owns == 0 && rebalancing
 	if idle != p.idle {
 		if idle {
