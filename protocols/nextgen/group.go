@@ -448,7 +448,6 @@ func (g *consumerGroup) supportsClassicProtocols(ps []classic.ProtocolMetadata) 
 	return false
 }
 
-// sortedTopics returns a sorted, duplicate-free copy of topics.
 // subscriptionOf is topics sorted and free of duplicates, as a member's
 // subscription. A subscription equal to the group's common one (the first
 // seen) is that very slice, so that in a homogeneous group every member
@@ -475,6 +474,7 @@ func sameTopics(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
+// sortedTopics returns a sorted, duplicate-free copy of topics.
 func sortedTopics(topics []string) []string {
 	out := slices.Clone(topics)
 	slices.Sort(out)

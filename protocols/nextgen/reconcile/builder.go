@@ -128,8 +128,9 @@ func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 	in := r.in
 	if len(in.Target) == 0 && len(r.member.Assigned) == 0 {
 		// Nothing held and nothing targeted: case 4 with nothing to
-		// keep, which costs no allocation. In a group with more members
-		// than partitions most members come here on every epoch bump.
+		// keep, built without the working sets of the general case. In a
+		// group with more members than partitions most members come here
+		// on every epoch bump.
 		return r.emptyAtTarget()
 	}
 	topics := unionTopics(in.Target, r.member.Assigned)
