@@ -3,9 +3,9 @@ package rebalsim_test
 import (
 	"testing"
 
-	"rebalsim/protocols"
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/protocols"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // BenchmarkRollingRestart500 is the costliest grid point of the sweep in

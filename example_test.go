@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"rebalsim"
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Run an embedded example under every protocol and read its metrics.

@@ -1,4 +1,4 @@
-module rebalsim
+module github.com/rebalsim/rebalsim
 
 go 1.26.8
 

@@ -21,9 +21,9 @@ import (
 	"io"
 	"slices"
 
-	"rebalsim/protocols"
-	"rebalsim/report"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/protocols"
+	"github.com/rebalsim/rebalsim/report"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Version is rebalsim's version, recorded in every result.

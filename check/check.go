@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"rebalsim"
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Options tune Check.

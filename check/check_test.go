@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim"
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // lab is the 12-partition lab of DESIGN.md: c4 joins three consumers and

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 )
 
 // DefaultCorpusDir is where `rebalsim check` keeps failing seeds unless

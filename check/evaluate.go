@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // checkKind is what one key of an expect: entry checks.

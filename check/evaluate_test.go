@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // run builds a result by hand: a horizon, disturbances with the

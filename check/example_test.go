@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"rebalsim/check"
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/check"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Check a scenario's expectations and print the compact summary, as

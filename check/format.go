@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func boundKey(b sim.Bound) string {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // judgeBound checks a metric bound on one run; ref is the run of the

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // LibraryArg is the argument that names the whole embedded scenario

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // verdicts are what a tie order must not change: safety, convergence at

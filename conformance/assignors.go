@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/kafka"
-	classic "rebalsim/protocols/classic/assignor"
-	nextgen "rebalsim/protocols/nextgen/assignor"
+	"github.com/rebalsim/rebalsim/kafka"
+	classic "github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	nextgen "github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
 )
 
 // groupRunner runs one assignor vector for one assignor. Client and

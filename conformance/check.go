@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // set renders an assignment as a set, e.g. "{topic1[0 2] topic2[1]}".

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/kafka"
-	classic "rebalsim/protocols/classic/assignor"
-	"rebalsim/protocols/nextgen/reconcile"
+	"github.com/rebalsim/rebalsim/kafka"
+	classic "github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/reconcile"
 )
 
 // maxSkips bounds how many of Kafka's vectors may be skipped. Every vector

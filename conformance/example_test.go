@@ -3,7 +3,7 @@ package conformance_test
 import (
 	"fmt"
 
-	"rebalsim/conformance"
+	"github.com/rebalsim/rebalsim/conformance"
 )
 
 func ExampleParse() {

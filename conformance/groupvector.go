@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // This file reads the input and expected blocks of assignor vectors

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/nextgen/reconcile"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/reconcile"
 )
 
 // runReconciliation runs every case of a reconciliation vector through

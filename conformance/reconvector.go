@@ -5,8 +5,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/nextgen/reconcile"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/reconcile"
 )
 
 // This file reads reconciliation vectors (CurrentAssignmentBuilder).

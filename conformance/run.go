@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	classic "rebalsim/protocols/classic/assignor"
-	nextgen "rebalsim/protocols/nextgen/assignor"
-	"rebalsim/protocols/nextgen/reconcile"
+	classic "github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	nextgen "github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/reconcile"
 )
 
 // Status is a vector's verdict.

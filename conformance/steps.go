@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // applyChange executes a then-step description on the group as it stands

@@ -2,13 +2,13 @@ package conformance
 
 import (
 	"fmt"
-	"rebalsim/internal/suggest"
+	"github.com/rebalsim/rebalsim/internal/suggest"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // node is a YAML node together with the file it came from and the schema

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/protocols"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/protocols"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // bigRollingRestart is a group of members consumers on partitions

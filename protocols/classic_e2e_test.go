@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/protocols"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/protocols"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // classicGroup builds the 12-partition lab of DESIGN.md: one topic, members

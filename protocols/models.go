@@ -8,14 +8,14 @@ package protocols
 import (
 	"fmt"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic"
-	"rebalsim/protocols/classic/assignor"
-	"rebalsim/protocols/cooperative"
-	"rebalsim/protocols/eager"
-	"rebalsim/protocols/nextgen"
-	serverassignor "rebalsim/protocols/nextgen/assignor"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/protocols/cooperative"
+	"github.com/rebalsim/rebalsim/protocols/eager"
+	"github.com/rebalsim/rebalsim/protocols/nextgen"
+	serverassignor "github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Models implements sim.Models. Its zero value runs Kafka's own assignors.

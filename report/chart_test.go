@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func chartByName(t *testing.T, charts []Chart, name string) Chart {

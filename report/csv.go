@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // CSV writes the metrics in long form, one row per (run, metric), with full

@@ -3,8 +3,8 @@ package report_test
 import (
 	"os"
 
-	"rebalsim/report"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/report"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // A report is built from runs; here two runs are written by hand with a

@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Every chart is a 16:9 slide: 12 × 6.75 inches, so that 12-point text is

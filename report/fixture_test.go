@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Test fixtures are synthetic sim.Result values, built here rather than by

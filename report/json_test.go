@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func TestJSONRoundTrip(t *testing.T) {

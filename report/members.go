@@ -1,7 +1,7 @@
 package report
 
 import (
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // maxMemberRows bounds the swim lanes of one chart; larger groups are

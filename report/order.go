@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // naturalCompare orders names so that embedded numbers compare by value:

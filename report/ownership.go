@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // maxOwnershipRows bounds the rows of an ownership timeline. Past it, rows

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Report is one scenario and its runs under one or more protocols: the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // NewScenarioInfo describes sc for a report. Settings use the scenario

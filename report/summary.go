@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // The summary is computed once, as strings and marks, and then laid out by

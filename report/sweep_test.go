@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // sweepFixture is a sweep as package sweeps would summarise it, with made-up

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func render2(t *testing.T, r *Report, fn func(io.Writer, *Report) error) []byte {

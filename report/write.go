@@ -3,10 +3,10 @@ package report
 import (
 	"errors"
 	"fmt"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
-	"rebalsim/internal/atomicfile"
 )
 
 // Options tune WriteAll.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func ExampleParse() {

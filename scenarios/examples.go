@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // examples holds the example library: one scenario per file, named after

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // wantExamples are the examples the library promises (DESIGN.md, the

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func TestParseExpectations(t *testing.T) {

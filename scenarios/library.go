@@ -3,7 +3,7 @@ package scenarios
 import (
 	"embed"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // library holds the scenario library: the situations Kafka users actually

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // sweepBase has something at every kind of path: lines and columns below

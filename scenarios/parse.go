@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Limits on what one scenario may declare. They keep a typo (count: 1000000000)

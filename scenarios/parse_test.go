@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func mustParse(t *testing.T, src string) *sim.Scenario {

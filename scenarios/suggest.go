@@ -3,7 +3,7 @@ package scenarios
 import (
 	"strings"
 
-	"rebalsim/internal/suggest"
+	"github.com/rebalsim/rebalsim/internal/suggest"
 )
 
 // nearest returns the candidate closest to word, or "" when none is close

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Validate checks a scenario built in Go by the rules Parse applies to

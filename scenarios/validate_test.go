@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // goScenario is a valid scenario built in Go, leaving every field that sim

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Warnings lists what is legal in a scenario but probably not what its

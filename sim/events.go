@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // schedule turns one scenario event into kernel events and records it as a

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // Ledger is the protocol-neutral ground truth of a run: which process

@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // The protocol seam. Protocol models are state machines in the style of

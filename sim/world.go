@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // World is one run in progress: the kernel, the coordinator, the consumer

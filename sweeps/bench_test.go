@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // BenchmarkSweep runs the rolling-restart example with 100 members on 200

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"rebalsim/sim"
-	"rebalsim/sweeps"
+	"github.com/rebalsim/rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sweeps"
 )
 
 func Example() {

@@ -16,10 +16,10 @@ import (
 	"strconv"
 	"strings"
 
-	"rebalsim"
-	"rebalsim/internal/atomicfile"
-	"rebalsim/report"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/report"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // ManifestFormat names the manifest schema; merge refuses others.

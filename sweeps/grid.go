@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim"
-	"rebalsim/report"
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/report"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // MaxRuns bounds the runs of one sweep (points × seeds × protocols): each

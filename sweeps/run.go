@@ -11,8 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"rebalsim"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Shard is one slice of a sweep for a batch cluster: shard Index of Count,

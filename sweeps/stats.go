@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"rebalsim/report"
+	"github.com/rebalsim/rebalsim/report"
 )
 
 // Summarize computes the statistics of a whole sweep: for every grid point

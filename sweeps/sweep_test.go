@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // tiny is a sweep small enough to run many times in a test: 2 points × 3

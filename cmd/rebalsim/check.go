@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"rebalsim/check"
-	"rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/check"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 )
 
 const checkHelp = `Usage: rebalsim check [FILE | DIR | library | library/NAME]... [flags]

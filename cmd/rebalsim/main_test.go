@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"rebalsim"
-	"rebalsim/conformance"
-	"rebalsim/report"
-	"rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/conformance"
+	"github.com/rebalsim/rebalsim/report"
+	"github.com/rebalsim/rebalsim/scenarios"
 )
 
 func cmdValidate(args []string, stdout, stderr io.Writer) (int, error) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/pprof"
 
-	"rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 )
 
 // cpuProfileHelp is the help of --cpuprofile, which run, compare and sweep

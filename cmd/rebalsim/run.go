@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"rebalsim"
-	"rebalsim/internal/atomicfile"
-	"rebalsim/report"
-	"rebalsim/scenarios"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
+	"github.com/rebalsim/rebalsim/report"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // defaultExample is what run and compare simulate when given no file, so

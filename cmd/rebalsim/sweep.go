@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"rebalsim/report"
-	"rebalsim/scenarios"
-	"rebalsim/sweeps"
+	"github.com/rebalsim/rebalsim/report"
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sweeps"
 )
 
 func cmdSweep(args []string, stdout, stderr io.Writer) (code int, err error) {

@@ -20,8 +20,8 @@ import (
 	"slices"
 	"sort"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
 )
 
 // FairSticky returns the assignor under the given protocol name.

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim"
-	"rebalsim/check"
-	"rebalsim/examples/customassignor"
-	"rebalsim/kafka"
-	"rebalsim/protocols"
-	"rebalsim/protocols/classic/assignor"
-	"rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim"
+	"github.com/rebalsim/rebalsim/check"
+	"github.com/rebalsim/rebalsim/examples/customassignor"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols"
+	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/scenarios"
 )
 
 // TestFairStickyProperties runs random groups through rounds of

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic/assignor"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Strategy is what differs between the EAGER and COOPERATIVE rebalance

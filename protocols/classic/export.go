@@ -3,7 +3,7 @@ package classic
 import (
 	"slices"
 
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // What the KIP-848 coordinator (package nextgen) needs to convert a classic

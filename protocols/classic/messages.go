@@ -3,7 +3,7 @@ package classic
 import (
 	"time"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // ErrorCode is a Kafka protocol error code, by its Kafka name.

@@ -10,7 +10,7 @@ package cooperative
 import (
 	"slices"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // Strategy implements classic.Strategy for COOPERATIVE.

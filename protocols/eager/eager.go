@@ -6,7 +6,7 @@
 // what rebalsim measures against the incremental protocols.
 package eager
 
-import "rebalsim/kafka"
+import "github.com/rebalsim/rebalsim/kafka"
 
 // Strategy implements classic.Strategy for EAGER.
 type Strategy struct{}

@@ -3,7 +3,7 @@ package eager
 import (
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 func TestStrategy(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"rebalsim/kafka"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // MemberState is the new consumer's membership state (the client's

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"rebalsim/protocols/classic"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // The heartbeat request manager (AbstractHeartbeatRequestManager,

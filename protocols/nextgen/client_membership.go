@@ -1,8 +1,8 @@
 package nextgen
 
 import (
-	"rebalsim/kafka"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // The membership manager's transitions (AbstractMembershipManager,

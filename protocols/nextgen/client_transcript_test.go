@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // clientHarness drives consumer-protocol clients with a fake clock. The

@@ -2,11 +2,11 @@ package nextgen
 
 import (
 	"fmt"
-	"rebalsim/protocols/nextgen/assignor"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
 	"strings"
 
-	"rebalsim/protocols/classic"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // GroupType is what kind of group the coordinator holds.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/protocols"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/protocols"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // End-to-end runs through sim.Run: the nextgen models inside the whole

@@ -3,9 +3,9 @@ package nextgen_test
 import (
 	"fmt"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/nextgen"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/nextgen"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // A member joins an unused group: the coordinator turns it into a consumer

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic"
-	"rebalsim/protocols/nextgen/assignor"
-	"rebalsim/protocols/nextgen/reconcile"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/reconcile"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // onConsumerGroupHeartbeat is GroupMetadataManager.consumerGroupHeartbeat

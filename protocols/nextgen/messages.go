@@ -3,8 +3,8 @@ package nextgen
 import (
 	"time"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic"
 )
 
 // Error codes the consumer protocol adds to the classic ones, by their Kafka

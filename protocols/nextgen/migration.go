@@ -3,10 +3,10 @@ package nextgen
 import (
 	"slices"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic"
-	"rebalsim/protocols/nextgen/reconcile"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/reconcile"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Online migration between the classic and the consumer protocol

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // partitionEpochs is ConsumerGroup.currentPartitionEpoch: for every

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic"
-	"rebalsim/protocols/classic/assignor"
-	"rebalsim/protocols/cooperative"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/protocols/cooperative"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Property tests: random groups under random disturbances, run through the

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic"
-	"rebalsim/sim"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Transcript tests, in the style of raft's interaction tests: each file of

@@ -71,7 +71,7 @@
 // ClientSideAssignorBenchmark sizes.
 package assignor
 
-import "rebalsim/kafka"
+import "github.com/rebalsim/rebalsim/kafka"
 
 // Subscription is one member's entry in the leader's JoinGroup response:
 // its subscription and, for the sticky family, the partitions it owns.

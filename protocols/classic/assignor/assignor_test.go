@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // topics builds Input.Topics from "name:count" pairs, in the given order.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // The benchmarks follow Kafka's ClientSideAssignorBenchmark (reference §7):

@@ -3,8 +3,8 @@ package assignor_test
 import (
 	"fmt"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
 )
 
 // The 12-partition lab: c1, c2 and c3 own four partitions each and c4

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // The property tests draw a few hundred random groups from fixed seeds and

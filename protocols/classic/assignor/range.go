@@ -1,6 +1,6 @@
 package assignor
 
-import "rebalsim/kafka"
+import "github.com/rebalsim/rebalsim/kafka"
 
 // Range returns the range assignor (RangeAssignor, "range", reference
 // §3.1). For each topic on its own, the members subscribing to it are put

@@ -3,7 +3,7 @@ package assignor
 import (
 	"slices"
 
-	"rebalsim/internal/registry"
+	"github.com/rebalsim/rebalsim/internal/registry"
 )
 
 // ByName returns the assignor whose protocol name

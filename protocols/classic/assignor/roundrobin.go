@@ -1,6 +1,6 @@
 package assignor
 
-import "rebalsim/kafka"
+import "github.com/rebalsim/rebalsim/kafka"
 
 // RoundRobin returns the round-robin assignor (RoundRobinAssignor,
 // "roundrobin", reference §3.2). Every partition of every subscribed topic,

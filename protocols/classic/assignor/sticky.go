@@ -3,7 +3,7 @@ package assignor
 import (
 	"math"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // Sticky returns the sticky assignor (StickyAssignor, "sticky", reference

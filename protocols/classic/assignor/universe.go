@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // universe is an assignor's integer view of one Input. It holds the topics

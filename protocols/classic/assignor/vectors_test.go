@@ -3,7 +3,7 @@ package assignor_test
 import (
 	"testing"
 
-	"rebalsim/conformance"
+	"github.com/rebalsim/rebalsim/conformance"
 )
 
 // TestKafkaVectors runs the client-assignor vectors extracted from Kafka's

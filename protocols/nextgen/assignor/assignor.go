@@ -60,7 +60,7 @@
 // allocations plus one map per member for the result.
 package assignor
 
-import "rebalsim/kafka"
+import "github.com/rebalsim/rebalsim/kafka"
 
 // SubscriptionType tells whether every member subscribes to the same topics.
 type SubscriptionType int

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // The benchmarks follow Kafka's JMH assignor benchmarks (reference §7,

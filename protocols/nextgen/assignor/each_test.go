@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // TestAssignEachMatchesAssign checks that the coordinator's entry point

@@ -3,8 +3,8 @@ package assignor_test
 import (
 	"fmt"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/nextgen/assignor"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
 )
 
 // A third member joins a group of two that share six partitions. The uniform

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // maxBalancingSweeps caps the final balancing phase, as MAX_ITERATION_COUNT

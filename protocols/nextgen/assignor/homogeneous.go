@@ -3,7 +3,7 @@ package assignor
 import (
 	"fmt"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // Owner markers used while the homogeneous builder runs, besides member

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // topicIndex numbers the group's topics 0..T-1 in the order the caller gave

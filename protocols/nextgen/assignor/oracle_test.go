@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // The fast builders number topics, partitions and members and keep owners in

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // randomGroup is a small random group: a few topics of a few partitions in a

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // rangeAssignor is the server-side RangeAssignor (group.remote.assignor =

@@ -1,6 +1,6 @@
 package assignor
 
-import "rebalsim/internal/registry"
+import "github.com/rebalsim/rebalsim/internal/registry"
 
 // Set looks server-side assignors up by name: the built-in ones plus those
 // a caller plugs in (package protocols, Models.ServerAssignors).

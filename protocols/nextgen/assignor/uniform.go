@@ -3,7 +3,7 @@ package assignor
 import (
 	"fmt"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // uniformAssignor is Kafka's UniformAssignor (group.remote.assignor =

@@ -3,7 +3,7 @@ package assignor
 import (
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // vectorCase is one server_assignor vector of

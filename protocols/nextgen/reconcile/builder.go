@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // Reconcile computes the member's next state from one heartbeat, as

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // epochs returns a PartitionEpoch function from explicit owners; every other

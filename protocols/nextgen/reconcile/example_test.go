@@ -3,8 +3,8 @@ package reconcile_test
 import (
 	"fmt"
 
-	"rebalsim/kafka"
-	"rebalsim/protocols/nextgen/reconcile"
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/nextgen/reconcile"
 )
 
 // A stable member at epoch 4 learns that target epoch 5 moves orders-2 away

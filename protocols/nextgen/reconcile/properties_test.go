@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // randomInput draws one heartbeat over two or three topics of six

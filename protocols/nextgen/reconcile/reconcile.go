@@ -53,7 +53,7 @@
 // that simulations can show the difference.
 package reconcile
 
-import "rebalsim/kafka"
+import "github.com/rebalsim/rebalsim/kafka"
 
 // State is a member's reconciliation state (MemberState on the coordinator).
 type State int

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // vectorCase is one run of CurrentAssignmentBuilder from a `kind:
