@@ -23,10 +23,15 @@ type Spec struct {
 	// Seeds per grid point; 0 means the scenario's sweep.seeds, else 1.
 	Seeds int
 	// Vary adds variations after the scenario's; one with the path of a
-	// scenario variation replaces it in place.
+	// scenario variation replaces it in place. A path may appear in Vary
+	// once: every value of a path belongs in one variation.
 	Vary []sim.Variation
 	// Protocols to run; empty means the scenario's protocols.
 	Protocols []string
+	// Seed, when not nil, replaces the scenario's seed at every grid
+	// point: the first of each point's seeds. It cannot go with a
+	// variation of seed.
+	Seed *uint64
 }
 
 // Grid is an expanded sweep: every grid point decoded and checked.
@@ -107,15 +112,22 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 	if g.Seeds < 0 {
 		return nil, fmt.Errorf("seeds must be at least 1, found %d", g.Seeds)
 	}
-	for _, v := range spec.Vary {
+	for i, v := range spec.Vary {
 		if len(v.Values) == 0 {
 			return nil, fmt.Errorf("--vary %s lists no values", v.Path)
+		}
+		if j := slices.IndexFunc(spec.Vary[:i], func(o sim.Variation) bool { return o.Path == v.Path }); j >= 0 {
+			return nil, fmt.Errorf("--vary %s is given twice (%s=%s, then %s=%s): list every value of a path in one --vary",
+				v.Path, v.Path, strings.Join(spec.Vary[j].Values, ","), v.Path, strings.Join(v.Values, ","))
 		}
 		if i := slices.IndexFunc(vary, func(o sim.Variation) bool { return o.Path == v.Path }); i >= 0 {
 			vary[i] = v
 		} else {
 			vary = append(vary, v)
 		}
+	}
+	if spec.Seed != nil && slices.ContainsFunc(vary, func(v sim.Variation) bool { return v.Path == "seed" }) {
+		return nil, fmt.Errorf("the seed is both set (--seed %d) and varied (seed=...): give one of them", *spec.Seed)
 	}
 	if g.Protocols, err = rebalsim.ProtocolsFor(base, spec.Protocols); err != nil {
 		return nil, err
@@ -151,6 +163,9 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 		sc, err := scenarios.ParseWith(source, data, overrides)
 		if err != nil {
 			return nil, fmt.Errorf("grid point %d (%s): %w", i, g.Label(i), err)
+		}
+		if spec.Seed != nil {
+			sc.Seed = *spec.Seed
 		}
 		g.Points[i].Scenario = sc
 		for _, w := range scenarios.Warnings(sc) {

@@ -99,6 +99,32 @@ func TestExpandFailsOnTheFirstBadPoint(t *testing.T) {
 	}
 }
 
+// TestExpandSeedAndRepeatedPaths: Spec.Seed is every point's first seed;
+// a path varied twice by the flags, or a seed both set and varied, is an
+// error rather than one of them silently winning.
+func TestExpandSeedAndRepeatedPaths(t *testing.T) {
+	seed := uint64(0) // a seed like any other, not "unset"
+	g := expand(t, tiny, Spec{Seed: &seed})
+	for i, p := range g.Points {
+		if p.Scenario.Seed != 0 {
+			t.Errorf("point %d starts at seed %d, want 0", i, p.Scenario.Seed)
+		}
+	}
+	for _, tc := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Vary: []sim.Variation{{Path: "members", Values: []string{"1", "2"}}, {Path: "latency", Values: []string{"1ms"}}, {Path: "members", Values: []string{"3"}}}},
+			"--vary members is given twice (members=1,2, then members=3): list every value of a path in one --vary"},
+		{Spec{Seed: &seed, Vary: []sim.Variation{{Path: "seed", Values: []string{"1", "2"}}}},
+			"the seed is both set (--seed 0) and varied (seed=...): give one of them"},
+	} {
+		if _, err := Expand("tiny.yaml", []byte(tiny), tc.spec); err == nil || err.Error() != tc.want {
+			t.Errorf("Expand(%+v) = %v, want %s", tc.spec.Vary, err, tc.want)
+		}
+	}
+}
+
 func TestHorizonWarning(t *testing.T) {
 	g := expand(t, tiny, Spec{Vary: []sim.Variation{{Path: "members", Values: []string{"3", "9"}}}})
 	want := []string{"members=9: the rolling_restart at 20s reaches 7 of its 9 members before the 1m30s horizon (it would need 1m43s); the rest never restart"}

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"io"
-
-	"github.com/spf13/pflag"
 
 	"github.com/rebalsim/rebalsim/check"
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
 )
 
-const checkHelp = `Usage: rebalsim check [FILE | DIR | library | library/NAME]... [flags]
-
-Runs every scenario under each of its protocols, on the seeds its
+const checkHelp = `Runs every scenario under each of its protocols, on the seeds its
 expectations ask for, and checks the expectations of its expect: section.
 Directories are searched recursively for *.yaml and *.yml files; "library"
 (or scenarios/library/ outside the repository) is the embedded scenario
@@ -26,37 +21,36 @@ Exit codes:
   1  an expectation failed, or a run reported a safety finding
   2  bad input or usage, or a check that could not decide (the horizon
      ended before a convergence bound had elapsed); failures take
-     precedence over undecided checks
-
-Flags:
-`
+     precedence over undecided checks`
 
 func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("check", "check [FILE | DIR | library | library/NAME]... [flags]", checkHelp, stdout)
 	junit := fs.String("junit", "", "also write JUnit XML to FILE (a testsuite per scenario, a testcase per protocol × check)")
 	markdown := fs.String("markdown", "", "also write a Markdown summary to FILE, for a pull-request comment")
-	seeds := fs.Int("seeds", 0, "check every expectation on N seeds (the scenario's seed and the N-1 after it), overriding seeds:")
+	var seed seedFlag
+	addSeedFlag(fs, &seed, "every scenario's first seed")
+	var seeds, parallel int
+	addCountFlag(fs, &seeds, "seeds", "check every expectation on N seeds (the scenario's seed and the N-1 after it), overriding seeds:")
 	shuffle := fs.Bool("shuffle-ties", false, "also run each seed with simultaneous events shuffled; a safety or convergence verdict that changes fails")
 	corpus := fs.String("corpus", check.DefaultCorpusDir, "directory of failing seeds to replay first and to add to (\"\" for none)")
-	protocols := fs.StringSlice("protocols", nil, "check only these protocols (default: each scenario's)")
-	parallel := fs.Int("parallel", 0, "simulations to run at once (default: GOMAXPROCS)")
+	var protocols []string
+	addProtocolsFlag(fs, &protocols, "check only these protocols", "each scenario's")
+	addCountFlag(fs, &parallel, "parallel", "simulations to run at once (default: GOMAXPROCS)")
 	verbose := fs.BoolP("verbose", "v", false, "also list every passing check with what it measured on its worst seed")
-	fs.Usage = func() { fmt.Fprint(stderr, checkHelp+fs.FlagUsages()) }
 	if done, code, err := parseFlags(fs, args); done {
 		return code, err
 	}
 	if fs.NArg() == 0 {
 		return exitBadInput, badInput("no scenarios given; try 'rebalsim check library' or 'rebalsim check scenarios/'")
 	}
-	if fs.Changed("seeds") && *seeds < 1 {
-		return exitBadInput, badInput("--seeds must be at least 1, found %d", *seeds)
-	}
 	scs, err := check.Load(fs.Args()...)
 	if err != nil {
 		return exitBadInput, usageError{err}
 	}
-	sum, err := check.Check(scs, check.Options{Seeds: *seeds, ShuffleTies: *shuffle, CorpusDir: *corpus, Protocols: *protocols, Parallel: *parallel})
+	for _, sc := range scs {
+		seed.apply(sc)
+	}
+	sum, err := check.Check(scs, check.Options{Seeds: seeds, ShuffleTies: *shuffle, CorpusDir: *corpus, Protocols: protocols, Parallel: parallel})
 	if err != nil {
 		return exitBadInput, usageError{err}
 	}

@@ -123,9 +123,9 @@ func TestCheckUndecidedExitsTwo(t *testing.T) {
 }
 
 func TestCheckUsage(t *testing.T) {
-	code, _, errOut := runCLI(t, "check", "--help")
-	if code != exitOK || !strings.Contains(errOut, "Exit codes:") || !strings.Contains(errOut, "--shuffle-ties") {
-		t.Errorf("--help: exit %d\n%s", code, errOut)
+	code, out, _ := runCLI(t, "check", "--help")
+	if code != exitOK || !strings.Contains(out, "Exit codes:") || !strings.Contains(out, "--shuffle-ties") {
+		t.Errorf("--help: exit %d\n%s", code, out)
 	}
 	for _, args := range [][]string{{"check"}, {"check", "nowhere.yaml"}, {"check", "library", "--seeds", "0"}, {"check", "library", "--protocols", "kraft"}} {
 		if code, _, _ := runCLI(t, args...); code != exitBadInput {

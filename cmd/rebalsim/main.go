@@ -4,15 +4,27 @@
 //
 // Usage:
 //
-//	rebalsim run [scenario.yaml] [--protocol P] [--seed N] [--out DIR] [--trace] [--format F]
-//	rebalsim compare [scenario.yaml] [--protocols P,Q] [--out DIR] [--format F]
+//	rebalsim run [scenario.yaml | example] [--protocols P,Q] [--seed N] [--out DIR] [--trace] [--format F]
+//	rebalsim compare [scenario.yaml | example] [--protocols P,Q] [--seed N] [--out DIR] [--format F]
 //	rebalsim validate scenario.yaml...
-//	rebalsim examples
+//	rebalsim check [FILE | DIR | library | library/NAME]... [--protocols P,Q] [--seed N] [--seeds N] [--junit FILE]
+//	rebalsim examples [NAME]
 //	rebalsim conformance --vectors FILE
-//	rebalsim report result.json --out DIR
+//	rebalsim report result.json [--out DIR] [--format F]
+//	rebalsim sweep [scenario.yaml | example] --out DIR [--vary path=v1,v2]... [--protocols P,Q] [--seed N] [--seeds N] [--shard i/n]
+//	rebalsim merge SHARD_DIR... --out DIR [--format F]
+//	rebalsim version
 //
-// Exit codes: 0 ok; 1 a run reported a safety finding (or a conformance
-// vector failed); 2 bad input or usage.
+// Every command prints its usage with --help (or 'rebalsim help CMD');
+// 'rebalsim --version' is 'rebalsim version'. A flag that several commands
+// share means the same on each: --protocols (also spelt --protocol) and
+// --seed on every command that runs scenarios; counts such as --seeds and
+// --parallel at least 1 when given (left out, they take their default);
+// enumerated values such as --format checked before anything runs.
+//
+// Exit codes: 0 ok; 1 a run reported a safety finding, a conformance
+// vector failed, or (check) an expectation failed; 2 bad input or usage,
+// or (check) an expectation the run could not decide.
 package main
 
 import (
@@ -20,8 +32,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/spf13/pflag"
 )
 
 // Exit codes, documented in the usage text and the README.
@@ -39,19 +49,6 @@ func (e usageError) Unwrap() error { return e.err }
 
 func badInput(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
-}
-
-// parseFlags parses a subcommand's args into fs. done says the command
-// should stop and return code and err: asked for help (printed by
-// fs.Usage, a success), or given bad flags.
-func parseFlags(fs *pflag.FlagSet, args []string) (done bool, code int, err error) {
-	switch err := fs.Parse(args); {
-	case err == pflag.ErrHelp:
-		return true, exitOK, nil
-	case err != nil:
-		return true, exitBadInput, usageError{err}
-	}
-	return false, 0, nil
 }
 
 // command is one subcommand.
@@ -81,7 +78,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun 'rebalsim <command> --help' for a command's flags.\n\nExit codes:\n  0  ok\n  1  a run reported a safety finding, or a conformance vector failed\n  2  bad input or usage\n")
+	fmt.Fprintf(w, "\nRun 'rebalsim <command> --help' for a command's flags, 'rebalsim --version' for the version.\n\nExit codes:\n  0  ok\n  1  a run reported a safety finding, or a conformance vector failed\n  2  bad input or usage\n")
 }
 
 func main() {
@@ -89,12 +86,18 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
+		usage(stderr)
+		return exitBadInput
+	case args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1):
 		usage(stdout)
-		if len(args) == 0 {
-			return exitBadInput
-		}
 		return exitOK
+	case args[0] == "--version":
+		args = []string{"version"}
+	case args[0] == "help":
+		// rebalsim help CMD is rebalsim CMD --help.
+		args = []string{args[1], "--help"}
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {

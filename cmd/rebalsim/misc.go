@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rebalsim/rebalsim"
 	"github.com/rebalsim/rebalsim/conformance"
 	"github.com/rebalsim/rebalsim/report"
@@ -15,11 +13,7 @@ import (
 )
 
 func cmdValidate(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rebalsim validate scenario.yaml...\n\nChecks scenario files against the schema without running them.\n")
-	}
+	fs := newFlagSet("validate", "validate scenario.yaml...", "Checks scenario files against the schema without running them.", stdout)
 	if done, code, err := parseFlags(fs, args); done {
 		return code, err
 	}
@@ -44,10 +38,15 @@ func cmdValidate(args []string, stdout, stderr io.Writer) (int, error) {
 }
 
 func cmdExamples(args []string, stdout, stderr io.Writer) (int, error) {
-	if len(args) > 0 && args[0] != "--help" && args[0] != "-h" {
-		// `rebalsim examples NAME` prints the example's YAML, to start a
-		// scenario of one's own from it.
-		src, err := scenarios.ExampleSource(args[0])
+	fs := newFlagSet("examples", "examples [NAME]", "Lists the embedded example scenarios, or prints one's YAML, to start a\nscenario of one's own from it. Run one with 'rebalsim run NAME'.", stdout)
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
+	}
+	if fs.NArg() > 1 {
+		return exitBadInput, badInput("expected at most one example name, got %d", fs.NArg())
+	}
+	if fs.NArg() == 1 {
+		src, err := scenarios.ExampleSource(fs.Arg(0))
 		if err != nil {
 			return exitBadInput, usageError{err}
 		}
@@ -62,15 +61,14 @@ func cmdExamples(args []string, stdout, stderr io.Writer) (int, error) {
 }
 
 func cmdConformance(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("conformance", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("conformance", "conformance --vectors FILE", "Runs every vector of FILE against rebalsim's assignors and the KIP-848\nreconciliation state machine; exits 1 if any fails.", stdout)
 	vectors := fs.String("vectors", "", "a test-vector file in rebalsim's vector schema (required)")
 	verbose := fs.BoolP("verbose", "v", false, "print passing vectors too")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rebalsim conformance --vectors FILE\n\nRuns every vector of FILE against rebalsim's assignors and the KIP-848\nreconciliation state machine; exits 1 if any fails.\n\nFlags:\n%s", fs.FlagUsages())
-	}
 	if done, code, err := parseFlags(fs, args); done {
 		return code, err
+	}
+	if fs.NArg() > 0 {
+		return exitBadInput, badInput("conformance takes no arguments, got %q; name the file with --vectors", fs.Args())
 	}
 	if *vectors == "" {
 		return exitBadInput, badInput("--vectors FILE is required")
@@ -115,13 +113,10 @@ func indent(s string) string {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("report", "report result.json [--out DIR] [--format F]", "Re-renders everything from a saved result, without re-simulating.", stdout)
 	out := fs.String("out", "", "directory for report.html, charts and tables (default: the result's directory)")
-	format := fs.String("format", "table", "what to print: table, json, csv or markdown")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rebalsim report result.json [--out DIR]\n\nRe-renders everything from a saved result, without re-simulating.\n\nFlags:\n%s", fs.FlagUsages())
-	}
+	var format string
+	addFormatFlag(fs, &format, reportFormats, "what to print")
 	if done, code, err := parseFlags(fs, args); done {
 		return code, err
 	}
@@ -147,13 +142,20 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitBadInput, err
 	}
 	fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files), dir)
-	if err := printReport(stdout, rep, *format); err != nil {
+	if err := printReport(stdout, rep, format); err != nil {
 		return exitBadInput, err
 	}
 	return exitOK, nil
 }
 
 func cmdVersion(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("version", "version", "Prints rebalsim's version, the one every result records (also 'rebalsim --version').", stdout)
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
+	}
+	if fs.NArg() > 0 {
+		return exitBadInput, badInput("version takes no arguments, got %q", fs.Args())
+	}
 	fmt.Fprintf(stdout, "rebalsim %s\n", rebalsim.Version)
 	return exitOK, nil
 }

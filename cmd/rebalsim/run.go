@@ -23,7 +23,7 @@ const defaultExample = "scale-out"
 // simulateFlags are the flags run and compare share.
 type simulateFlags struct {
 	protocols   []string
-	seed        uint64
+	seed        seedFlag
 	out         string
 	trace       bool
 	format      string
@@ -32,46 +32,35 @@ type simulateFlags struct {
 	cpuProfile  string
 }
 
-func (f *simulateFlags) register(fs *pflag.FlagSet, protocolFlag, protocolHelp string) {
-	fs.StringSliceVar(&f.protocols, protocolFlag, nil, protocolHelp)
-	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random stream (default: the scenario's seed)")
+func (f *simulateFlags) register(fs *pflag.FlagSet, protocolHelp string) {
+	addProtocolsFlag(fs, &f.protocols, protocolHelp, everyProtocolByDefault)
+	addSeedFlag(fs, &f.seed, "seed for every random stream")
 	fs.StringVar(&f.out, "out", "", "directory for result.json, timeline.csv, report.html and charts")
 	fs.BoolVar(&f.trace, "trace", false, "also write a JSONL trace of every message and state change per protocol (needs --out)")
-	fs.StringVar(&f.format, "format", "table", "what to print: table, json, csv or markdown")
+	addFormatFlag(fs, &f.format, reportFormats, "what to print")
 	fs.BoolVar(&f.shuffleTies, "shuffle-ties", false, "order simultaneous events randomly (from the seed)")
 	fs.BoolVar(&f.noTimeline, "no-timeline", false, "skip the per-partition ownership timeline and the member lanes (much smaller results for big groups; their charts are left out)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", cpuProfileHelp)
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	var f simulateFlags
-	f.register(fs, "protocol", "protocol(s) to run: eager, cooperative, nextgen (default: the scenario's list)")
-	return simulate(fs, &f, args, stdout, stderr, "run [scenario.yaml | example-name]")
+	return simulate("run", "protocols to run", args, stdout, stderr)
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
-	var f simulateFlags
-	f.register(fs, "protocols", "protocols to compare (default: the scenario's list, else every implemented one)")
-	return simulate(fs, &f, args, stdout, stderr, "compare [scenario.yaml | example-name]")
+	return simulate("compare", "protocols to compare", args, stdout, stderr)
 }
 
-func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr io.Writer, synopsis string) (code int, err error) {
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: rebalsim %s [flags]\n\nWith no file, the embedded %q example runs.\n\nFlags:\n%s", synopsis, defaultExample, fs.FlagUsages())
-	}
+func simulate(name, protocolHelp string, args []string, stdout, stderr io.Writer) (code int, err error) {
+	fs := newFlagSet(name, name+" [scenario.yaml | example-name] [flags]",
+		fmt.Sprintf("With no file, the embedded %q example runs.", defaultExample), stdout)
+	var f simulateFlags
+	f.register(fs, protocolHelp)
 	if done, code, err := parseFlags(fs, args); done {
 		return code, err
 	}
 	if fs.NArg() > 1 {
 		return exitBadInput, badInput("expected at most one scenario, got %d", fs.NArg())
-	}
-	switch f.format {
-	case "table", "json", "csv", "markdown":
-	default:
-		return exitBadInput, badInput("--format %q: want table, json, csv or markdown", f.format)
 	}
 	if f.trace && f.out == "" {
 		return exitBadInput, badInput("--trace writes trace files into the --out directory; give --out too")
@@ -80,13 +69,14 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	if err != nil {
 		return exitBadInput, usageError{err}
 	}
+	f.seed.apply(sc)
 	warn(stderr, sc)
 	profile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
 		return exitBadInput, err
 	}
 	defer profile.stopInto(&code, &err)
-	opts := rebalsim.Options{Protocols: f.protocols, Seed: f.seed, Timeline: !f.noTimeline, ShuffleTies: f.shuffleTies}
+	opts := rebalsim.Options{Protocols: f.protocols, Timeline: !f.noTimeline, ShuffleTies: f.shuffleTies}
 	var traces []*atomicfile.File
 	if f.trace {
 		opts.Trace = func(protocol string) (io.Writer, error) {

@@ -13,45 +13,39 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/rebalsim/rebalsim/report"
 	"github.com/rebalsim/rebalsim/scenarios"
 	"github.com/rebalsim/rebalsim/sweeps"
 )
 
 func cmdSweep(args []string, stdout, stderr io.Writer) (code int, err error) {
-	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seeds := fs.Int("seeds", 0, "seeds per grid point, from the scenario's seed up (default: the sweep: block's seeds, else 1)")
-	vary := fs.StringArray("vary", nil, "vary a scenario value: path=v1,v2,... (repeatable; the grid is the product); e.g. members=10,50 or defaults.session_timeout=10s,45s")
-	protocols := fs.StringSlice("protocols", nil, "protocols to run (default: the scenario's list, else every implemented one)")
-	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once, one goroutine each")
-	shardFlag := fs.String("shard", "", "run one slice of the sweep, i/n (shards count from 1); merge the n outputs with 'rebalsim merge'")
-	out := fs.String("out", "", "directory for runs.csv, stats.csv, stats.json, manifest.json, report.html and charts (required)")
-	format := fs.String("format", "table", "summary on stdout: table, markdown, csv (stats.csv), json (stats.json) or none")
-	noCharts := fs.Bool("no-charts", false, "leave the charts out of the output (faster for huge grids)")
-	cpuProfilePath := fs.String("cpuprofile", "", cpuProfileHelp)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: rebalsim sweep [scenario.yaml | example-name] --out DIR [flags]
-
-Runs the scenario at every point of a grid of varied values, on many seeds,
+	fs := newFlagSet("sweep", "sweep [scenario.yaml | example-name] --out DIR [flags]", `Runs the scenario at every point of a grid of varied values, on many seeds,
 under each protocol, in parallel, and summarises every metric per grid point
-and protocol (mean with its 95%% confidence interval, median, p90, p99, max).
+and protocol (mean with its 95% confidence interval, median, p90, p99, max).
 The grid comes from the scenario's sweep: block and --vary. A path names a
 value of the scenario file (defaults.session_timeout, group.heartbeat_interval,
 topics.orders.partitions, topics[0].rate, events[1].pause.for, duration, seed)
 or is a shorthand: members=N (the group's size), partitions=N (every topic),
 latency=V (network.latency), or a consumer setting such as session_timeout
-(defaults.<key>). A bad value stops the sweep before any run, naming the grid
-point and file:line:col.
+(defaults.<key>). Each path is varied by one --vary. A bad value stops the
+sweep before any run, naming the grid point and file:line:col.
 
 With --shard i/n only that slice runs (runs.csv and manifest.json); 'rebalsim
-merge' combines the n slices into the files a whole sweep writes.
-
-Flags:
-%s`, fs.FlagUsages())
-	}
+merge' combines the n slices into the files a whole sweep writes.`, stdout)
+	var seed seedFlag
+	addSeedFlag(fs, &seed, "every grid point's first seed")
+	var seeds, parallel int
+	addCountFlag(fs, &seeds, "seeds", "seeds per grid point, from the scenario's seed up (default: the sweep: block's seeds, else 1)")
+	vary := fs.StringArray("vary", nil, "vary a scenario value: path=v1,v2,... (repeatable, one path each; the grid is the product); e.g. members=10,50 or defaults.session_timeout=10s,45s")
+	var protocols []string
+	addProtocolsFlag(fs, &protocols, "protocols to run", everyProtocolByDefault)
+	addCountFlag(fs, &parallel, "parallel", "runs at once, one goroutine each (default: GOMAXPROCS)")
+	shardFlag := fs.String("shard", "", "run one slice of the sweep, i/n (shards count from 1); merge the n outputs with 'rebalsim merge'")
+	out := fs.String("out", "", "directory for runs.csv, stats.csv, stats.json, manifest.json, report.html and charts (required)")
+	var format string
+	addFormatFlag(fs, &format, sweepFormats, "summary on stdout (csv is stats.csv, json stats.json)")
+	noCharts := fs.Bool("no-charts", false, "leave the charts out of the output (faster for huge grids)")
+	cpuProfilePath := fs.String("cpuprofile", "", cpuProfileHelp)
 	if done, code, err := parseFlags(fs, args); done {
 		return code, err
 	}
@@ -61,14 +55,8 @@ Flags:
 	if *out == "" {
 		return exitBadInput, badInput("--out DIR is required: a sweep writes several files")
 	}
-	if err := checkSweepFormat(*format); err != nil {
-		return exitBadInput, err
-	}
-	if *parallel < 1 {
-		return exitBadInput, badInput("--parallel must be at least 1, found %d", *parallel)
-	}
-	if *seeds < 0 {
-		return exitBadInput, badInput("--seeds must be at least 1, found %d", *seeds)
+	if parallel == 0 {
+		parallel = runtime.GOMAXPROCS(0)
 	}
 	var shard sweeps.Shard
 	if *shardFlag != "" {
@@ -77,7 +65,10 @@ Flags:
 			return exitBadInput, usageError{err}
 		}
 	}
-	spec := sweeps.Spec{Seeds: *seeds, Protocols: *protocols}
+	spec := sweeps.Spec{Seeds: seeds, Protocols: protocols}
+	if seed.set {
+		spec.Seed = &seed.seed
+	}
 	for _, v := range *vary {
 		variation, err := sweeps.ParseVary(v)
 		if err != nil {
@@ -114,7 +105,7 @@ Flags:
 	defer profile.stopInto(&code, &err)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := sweeps.Options{Parallel: *parallel, Shard: shard}
+	opts := sweeps.Options{Parallel: parallel, Shard: shard}
 	bar := newProgressBar(stderr)
 	if bar != nil {
 		opts.Progress = bar.update
@@ -134,9 +125,9 @@ Flags:
 		return exitBadInput, err
 	}
 	fmt.Fprintf(stderr, "ran %d runs (shard %s of %d) in %s on %d workers (%.1f runs/s); wrote %d files to %s\n",
-		len(res.Rows), res.Manifest.Shard, res.Manifest.Runs, elapsed.Round(time.Millisecond), min(*parallel, max(len(res.Rows), 1)),
+		len(res.Rows), res.Manifest.Shard, res.Manifest.Runs, elapsed.Round(time.Millisecond), min(parallel, max(len(res.Rows), 1)),
 		float64(len(res.Rows))/max(elapsed.Seconds(), 1e-9), len(files), *out)
-	return finishSweep(res, *format, stdout)
+	return finishSweep(res, format, stdout)
 }
 
 // sweepGCPercent is the garbage collector's target during a sweep (Go's
@@ -148,22 +139,14 @@ const (
 )
 
 func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("out", "", "directory for the merged sweep's files (required)")
-	format := fs.String("format", "table", "summary on stdout: table, markdown, csv (stats.csv), json (stats.json) or none")
-	noCharts := fs.Bool("no-charts", false, "leave the charts out of the output")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: rebalsim merge SHARD_DIR... --out DIR
-
-Combines the outputs of 'rebalsim sweep --shard i/n' for i = 1..n into the
+	fs := newFlagSet("merge", "merge SHARD_DIR... --out DIR [flags]", `Combines the outputs of 'rebalsim sweep --shard i/n' for i = 1..n into the
 files one 'rebalsim sweep' writes, byte for byte. The shards must come from
 the same scenario file, grid, seeds, protocols and rebalsim version, and
-every shard must be given exactly once.
-
-Flags:
-%s`, fs.FlagUsages())
-	}
+every shard must be given exactly once.`, stdout)
+	out := fs.String("out", "", "directory for the merged sweep's files (required)")
+	var format string
+	addFormatFlag(fs, &format, sweepFormats, "summary on stdout (csv is stats.csv, json stats.json)")
+	noCharts := fs.Bool("no-charts", false, "leave the charts out of the output")
 	if done, code, err := parseFlags(fs, args); done {
 		return code, err
 	}
@@ -172,9 +155,6 @@ Flags:
 	}
 	if *out == "" {
 		return exitBadInput, badInput("--out DIR is required")
-	}
-	if err := checkSweepFormat(*format); err != nil {
-		return exitBadInput, err
 	}
 	var parts []*sweeps.Result
 	for _, dir := range fs.Args() {
@@ -193,15 +173,7 @@ Flags:
 		return exitBadInput, err
 	}
 	fmt.Fprintf(stderr, "merged %d shards (%d runs); wrote %d files to %s\n", len(parts), len(res.Rows), len(files), *out)
-	return finishSweep(res, *format, stdout)
-}
-
-func checkSweepFormat(format string) error {
-	switch format {
-	case "table", "markdown", "csv", "json", "none":
-		return nil
-	}
-	return badInput("--format %q: want table, markdown, csv, json or none", format)
+	return finishSweep(res, format, stdout)
 }
 
 // finishSweep prints the summary of a whole sweep and returns the exit

@@ -121,8 +121,8 @@ func TestSweepRejectsBadInput(t *testing.T) {
 		{[]string{"sweep", scenario, "--out", out, "--vary", "session_timeout=10s,ten"}, "grid point 1 (session_timeout=ten): " + scenario + ":1:1: session_timeout must be a duration"},
 		{[]string{"sweep", scenario, "--out", out, "--vary", "members=3,0"}, "grid point 1 (members=0): " + scenario + ":5:3: override members=0: members must be a whole number"},
 		{[]string{"sweep", scenario, "--out", out, "--shard", "4/3"}, "--shard \"4/3\""},
-		{[]string{"sweep", scenario, "--out", out, "--protocols", "lazy"}, `protocol "lazy" is not implemented`},
-		{[]string{"sweep", scenario, "--out", out, "--format", "xml"}, "--format \"xml\""},
+		{[]string{"sweep", scenario, "--out", out, "--protocols", "lazy"}, `invalid argument "lazy" for "--protocols" flag: unknown protocol "lazy"`},
+		{[]string{"sweep", scenario, "--out", out, "--format", "xml"}, `invalid argument "xml" for "--format" flag`},
 		{[]string{"merge", "--out", out}, "no shard directories"},
 		{[]string{"merge", dir, "--out", out}, "not a sweep output"},
 	}
