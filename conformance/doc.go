@@ -4,11 +4,11 @@
 // through Options.
 //
 // A vector file follows the schema documented at the top of
-// testdata/kafka-vectors.yaml (shared/vectors/kafka-vectors.yaml). The
-// package loads any file in that schema, not only rebalsim's copy, and
-// reports one Outcome per vector and assignor: Pass, Fail with a readable
-// difference (expected and actual partitions per member, as sets, with
-// what is missing and extra), or Skip with the reason.
+// testdata/kafka-vectors.yaml. The package loads any file in that schema,
+// not only rebalsim's copy, and reports one Outcome per vector and
+// assignor: Pass, Fail with a readable difference (expected and actual
+// partitions per member, as sets, with what is missing and extra), or Skip
+// with the reason.
 //
 // # Use
 //

@@ -7,7 +7,7 @@ import (
 )
 
 // vectorCase is one server_assignor vector of
-// /work/shared/vectors/kafka-vectors.yaml, transcribed by hand. Topics are in
+// conformance/testdata/kafka-vectors.yaml, transcribed by hand. Topics are in
 // the vector's reproduce_with.topic_order where it has one (the order that
 // reproduces Kafka's hash-set iteration), else in the order the vector lists
 // them.

@@ -9,7 +9,7 @@ import (
 )
 
 // vectorCase is one run of CurrentAssignmentBuilder from a `kind:
-// reconciliation` vector of /work/shared/vectors/kafka-vectors.yaml,
+// reconciliation` vector of conformance/testdata/kafka-vectors.yaml,
 // transcribed by hand. A vector with several owned or partition-epoch cases
 // becomes several runs. Vectors without a version are 4.0 vectors; where the
 // code they exercise is the same on trunk they run on both versions.
