@@ -14,9 +14,34 @@ import (
 	"github.com/rebalsim/rebalsim"
 )
 
-// scenarioCommands are the commands that run scenarios: each has
-// --protocols (also spelt --protocol) and --seed.
-var scenarioCommands = []string{"run", "compare", "check", "sweep"}
+// runsScenarios says of every command whether it runs scenarios: those
+// that do have --protocols (also spelt --protocol) and --seed, the others
+// neither. A new command goes here too; the tests below fail until it does.
+var runsScenarios = map[string]bool{
+	"run": true, "compare": true, "check": true, "sweep": true,
+	"validate": false, "examples": false, "conformance": false, "report": false, "merge": false, "version": false,
+}
+
+// scenarioCommands are the commands runsScenarios marks, in their order.
+func scenarioCommands() []string {
+	var out []string
+	for _, c := range commands() {
+		if runsScenarios[c.name] {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// helpOf is a command's usage text.
+func helpOf(t *testing.T, name string) string {
+	t.Helper()
+	_, usage, _ := runCLI(t, name, "--help")
+	return usage
+}
+
+// lists says whether usage lists flag among the flags.
+func lists(usage, flag string) bool { return strings.Contains(usage, "      "+flag+" ") }
 
 // TestEveryCommandPrintsItsUsage: --help, -h and 'rebalsim help CMD' print
 // the command's usage on stdout and exit 0, for every command, doing
@@ -44,21 +69,30 @@ func firstLine(s string) string {
 }
 
 // TestSharedFlagsAreRegisteredWhereScenariosRun is the table of commands ×
-// shared flags: a command's --help lists exactly the shared flags it has.
+// shared flags: every command that runs scenarios has --protocols and
+// --seed and no other command has them; the counts and --format are where
+// the README says.
 func TestSharedFlagsAreRegisteredWhereScenariosRun(t *testing.T) {
-	has := map[string][]string{
-		"--protocols": scenarioCommands,
-		"--seed":      scenarioCommands,
-		"--seeds":     {"check", "sweep"},
-		"--parallel":  {"check", "sweep"},
-		"--format":    {"run", "compare", "report", "sweep", "merge"},
+	required := map[string][]string{
+		"--seeds":    {"check", "sweep"},
+		"--parallel": {"check", "sweep"},
+		"--format":   {"run", "compare", "report", "sweep", "merge"},
 	}
 	for _, c := range commands() {
-		_, usage, _ := runCLI(t, c.name, "--help")
-		for flag, where := range has {
-			listed := strings.Contains(usage, "      "+flag+" ")
-			if want := slices.Contains(where, c.name); listed != want {
-				t.Errorf("%s --help lists %s: %v, want %v", c.name, flag, listed, want)
+		scenariosRun, known := runsScenarios[c.name]
+		if !known {
+			t.Errorf("command %s is not in runsScenarios: say whether it runs scenarios", c.name)
+			continue
+		}
+		usage := helpOf(t, c.name)
+		for _, flag := range []string{"--protocols", "--seed"} {
+			if got := lists(usage, flag); got != scenariosRun {
+				t.Errorf("%s --help lists %s: %v, want %v", c.name, flag, got, scenariosRun)
+			}
+		}
+		for flag, where := range required {
+			if slices.Contains(where, c.name) && !lists(usage, flag) {
+				t.Errorf("%s --help does not list %s", c.name, flag)
 			}
 		}
 	}
@@ -80,7 +114,7 @@ func TestEnumeratedValuesAreChecked(t *testing.T) {
 		{[]string{"run", "--protocols", "eager,zookeeper"}, `unknown protocol "zookeeper": want eager, cooperative or nextgen`},
 		{[]string{"run", "--protocols", "eager", "--protocol", "eager"}, `protocol eager is given twice`},
 	}
-	for _, cmd := range scenarioCommands {
+	for _, cmd := range scenarioCommands() {
 		cases = append(cases, struct {
 			args []string
 			want string
@@ -94,24 +128,34 @@ func TestEnumeratedValuesAreChecked(t *testing.T) {
 	}
 }
 
-// TestCountsAreAtLeastOne: --seeds and --parallel follow one rule on every
-// command: given, they are at least 1; left out, they take the default.
-// (sweep --seeds 0 once ran one seed, check --parallel 0 once meant every
-// core.)
+// TestCountsAreAtLeastOne: --seeds and --parallel follow one rule on
+// every command that has them: given, they are at least 1; left out, they
+// take the default. (sweep --seeds 0 once ran one seed while check refused
+// it; check --parallel 0 once meant every core while sweep refused it.)
+// The flags are checked as they are parsed, before any argument is read.
 func TestCountsAreAtLeastOne(t *testing.T) {
-	for _, cmd := range []string{"check", "sweep"} {
+	tested := 0
+	for _, c := range commands() {
+		usage := helpOf(t, c.name)
 		for _, flag := range []string{"--seeds", "--parallel"} {
+			if !lists(usage, flag) {
+				continue
+			}
+			tested++
 			for _, v := range []string{"0", "-1", "many"} {
-				args := []string{cmd, "library/graceful-leave", "--out", t.TempDir(), flag, v}
-				if cmd == "check" {
-					args = []string{cmd, "library/graceful-leave", "--corpus", "", flag, v}
+				code, _, errOut := runCLI(t, c.name, flag, v)
+				want := `invalid argument "` + v + `" for "` + flag + `" flag: want a whole number of at least 1`
+				if v != "many" {
+					want = `invalid argument "` + v + `" for "` + flag + `" flag: must be at least 1 (leave the flag out for its default)`
 				}
-				code, _, errOut := runCLI(t, args...)
-				if want := `invalid argument "` + v + `" for "` + flag + `" flag`; code != exitBadInput || !strings.Contains(errOut, want) {
-					t.Errorf("%s %s %s: exit %d, stderr %q; want exit 2 saying %q", cmd, flag, v, code, errOut, want)
+				if code != exitBadInput || !strings.Contains(errOut, want) {
+					t.Errorf("%s %s %s: exit %d, stderr %q; want exit 2 saying %q", c.name, flag, v, code, errOut, want)
 				}
 			}
 		}
+	}
+	if tested < 4 {
+		t.Errorf("tested %d count flags, want at least check's and sweep's --seeds and --parallel", tested)
 	}
 }
 
