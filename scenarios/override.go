@@ -133,6 +133,50 @@ type overrider struct {
 	at      [][2]int
 }
 
+// expandShorthand returns the path a one-word shorthand stands for:
+// latency is network.latency, a consumer setting key is defaults.<key>.
+// Other paths are returned as they are.
+func expandShorthand(steps []step) []step {
+	if len(steps) != 1 || steps[0].indexed {
+		return steps
+	}
+	switch key := steps[0].key; {
+	case key == "latency":
+		return []step{{key: "network"}, {key: "latency"}}
+	case slices.Contains(settingKeys(), key):
+		return []step{{key: "defaults"}, {key: key}}
+	}
+	return steps
+}
+
+// OverrideTarget names the place an override path sets, written one way
+// however the path is spelt: latency and network.latency give the same
+// string, as do session_timeout and defaults.session_timeout, or
+// topics.orders.rate and topics[orders].rate. A path that does not parse
+// is returned as it is. (A list item by position and the same item by
+// name still differ: which item a name is depends on the file.)
+func OverrideTarget(path string) string {
+	steps, err := parsePath(path)
+	if err != nil {
+		return path
+	}
+	var b strings.Builder
+	for i, st := range expandShorthand(steps) {
+		switch {
+		case st.indexed:
+			b.WriteString(st.String())
+		case strings.ContainsAny(st.key, ".[]"):
+			b.WriteString("[" + st.key + "]")
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(st.key)
+		}
+	}
+	return b.String()
+}
+
 // shorthandKeys are the one-word paths that are not top-level keys.
 func shorthandKeys() []string { return []string{"partitions", "latency"} }
 
@@ -182,18 +226,14 @@ func (o *overrider) apply(ov Override) error {
 		return err
 	}
 	if len(steps) == 1 && !steps[0].indexed {
-		key := steps[0].key
-		switch {
+		switch key := steps[0].key; {
 		case key == "members" && val.Kind == yaml.ScalarNode:
 			return o.resizeMembers(k, val)
 		case key == "partitions":
 			return o.setPartitions(k, val)
-		case key == "latency":
-			steps = []step{{key: "network"}, {key: "latency"}}
-		case slices.Contains(settingKeys(), key):
-			steps = []step{{key: "defaults"}, {key: key}}
 		}
 	}
+	steps = expandShorthand(steps)
 	first := steps[0].key
 	if msg := fixedKey(first); msg != "" {
 		return o.fail(k, 0, 0, "%s cannot be overridden: %s", first, msg)

@@ -364,3 +364,28 @@ func FuzzParseWith(f *testing.F) {
 		}
 	})
 }
+
+// TestOverrideTarget: the spellings of one place give one string, and
+// different places give different strings.
+func TestOverrideTarget(t *testing.T) {
+	for _, tc := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{"latency", "network.latency", "network[latency]"}, "network.latency"},
+		{[]string{"session_timeout", "defaults.session_timeout"}, "defaults.session_timeout"},
+		{[]string{"topics.orders.rate", "topics[orders].rate", `topics["orders"].rate`}, "topics.orders.rate"},
+		{[]string{"topics[orders.v2].rate"}, "topics[orders.v2].rate"},
+		{[]string{"topics[0].partitions"}, "topics[0].partitions"},
+		{[]string{"members"}, "members"},
+		{[]string{"seed"}, "seed"},
+		{[]string{"group.session_timeout"}, "group.session_timeout"}, // the broker's, not defaults.session_timeout
+		{[]string{"a..b"}, "a..b"},                                   // no path: returned as it is
+	} {
+		for _, p := range tc.paths {
+			if got := OverrideTarget(p); got != tc.want {
+				t.Errorf("OverrideTarget(%q) = %q, want %q", p, got, tc.want)
+			}
+		}
+	}
+}

@@ -24,7 +24,8 @@ type Spec struct {
 	Seeds int
 	// Vary adds variations after the scenario's; one with the path of a
 	// scenario variation replaces it in place. A path may appear in Vary
-	// once: every value of a path belongs in one variation.
+	// once, however it is spelt (scenarios.OverrideTarget): every value of
+	// a path belongs in one variation.
 	Vary []sim.Variation
 	// Protocols to run; empty means the scenario's protocols.
 	Protocols []string
@@ -116,17 +117,18 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 		if len(v.Values) == 0 {
 			return nil, fmt.Errorf("--vary %s lists no values", v.Path)
 		}
-		if j := slices.IndexFunc(spec.Vary[:i], func(o sim.Variation) bool { return o.Path == v.Path }); j >= 0 {
+		same := func(o sim.Variation) bool { return scenarios.OverrideTarget(o.Path) == scenarios.OverrideTarget(v.Path) }
+		if j := slices.IndexFunc(spec.Vary[:i], same); j >= 0 {
 			return nil, fmt.Errorf("--vary %s is given twice (%s=%s, then %s=%s): list every value of a path in one --vary",
-				v.Path, v.Path, strings.Join(spec.Vary[j].Values, ","), v.Path, strings.Join(v.Values, ","))
+				scenarios.OverrideTarget(v.Path), spec.Vary[j].Path, strings.Join(spec.Vary[j].Values, ","), v.Path, strings.Join(v.Values, ","))
 		}
-		if i := slices.IndexFunc(vary, func(o sim.Variation) bool { return o.Path == v.Path }); i >= 0 {
+		if i := slices.IndexFunc(vary, same); i >= 0 {
 			vary[i] = v
 		} else {
 			vary = append(vary, v)
 		}
 	}
-	if spec.Seed != nil && slices.ContainsFunc(vary, func(v sim.Variation) bool { return v.Path == "seed" }) {
+	if spec.Seed != nil && slices.ContainsFunc(vary, func(v sim.Variation) bool { return scenarios.OverrideTarget(v.Path) == "seed" }) {
 		return nil, fmt.Errorf("the seed is both set (--seed %d) and varied (seed=...): give one of them", *spec.Seed)
 	}
 	if g.Protocols, err = rebalsim.ProtocolsFor(base, spec.Protocols); err != nil {

@@ -77,6 +77,12 @@ func TestExpandGrid(t *testing.T) {
 		len(g.Points) != 1 || g.Label(0) != "members=4, latency=1ms" {
 		t.Errorf("seeds %d, protocols %v, params %v, points %d (%s)", g.Seeds, g.Protocols, g.Params, len(g.Points), g.Label(0))
 	}
+	// The block's path is matched however the flag spells it.
+	src := strings.Replace(tiny, "members: [2, 3]", "session_timeout: [10s, 45s]", 1)
+	g = expand(t, src, Spec{Vary: []sim.Variation{{Path: "defaults.session_timeout", Values: []string{"1m"}}}})
+	if !slices.Equal(g.Params, []string{"defaults.session_timeout"}) || len(g.Points) != 1 {
+		t.Errorf("params %v, %d points; want the flag's defaults.session_timeout in place of the block's session_timeout", g.Params, len(g.Points))
+	}
 	// No sweep block, no variations: one point, one seed.
 	g = expand(t, strings.Split(tiny, "sweep:")[0], Spec{})
 	if len(g.Points) != 1 || g.Seeds != 1 || g.Label(0) != "the scenario as written" {
@@ -116,6 +122,8 @@ func TestExpandSeedAndRepeatedPaths(t *testing.T) {
 	}{
 		{Spec{Vary: []sim.Variation{{Path: "members", Values: []string{"1", "2"}}, {Path: "latency", Values: []string{"1ms"}}, {Path: "members", Values: []string{"3"}}}},
 			"--vary members is given twice (members=1,2, then members=3): list every value of a path in one --vary"},
+		{Spec{Vary: []sim.Variation{{Path: "session_timeout", Values: []string{"10s"}}, {Path: "defaults.session_timeout", Values: []string{"45s"}}}},
+			"--vary defaults.session_timeout is given twice (session_timeout=10s, then defaults.session_timeout=45s): list every value of a path in one --vary"},
 		{Spec{Seed: &seed, Vary: []sim.Variation{{Path: "seed", Values: []string{"1", "2"}}}},
 			"the seed is both set (--seed 0) and varied (seed=...): give one of them"},
 	} {
