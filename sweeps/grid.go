@@ -117,7 +117,9 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 		if len(v.Values) == 0 {
 			return nil, fmt.Errorf("--vary %s lists no values", v.Path)
 		}
-		same := func(o sim.Variation) bool { return scenarios.OverrideTarget(o.Path) == scenarios.OverrideTarget(v.Path) }
+		same := func(o sim.Variation) bool {
+			return scenarios.OverrideTarget(o.Path) == scenarios.OverrideTarget(v.Path)
+		}
 		if j := slices.IndexFunc(spec.Vary[:i], same); j >= 0 {
 			return nil, fmt.Errorf("--vary %s is given twice (%s=%s, then %s=%s): list every value of a path in one --vary",
 				scenarios.OverrideTarget(v.Path), spec.Vary[j].Path, strings.Join(spec.Vary[j].Values, ","), v.Path, strings.Join(v.Values, ","))
