@@ -58,6 +58,11 @@ func TestEveryCommandPrintsItsUsage(t *testing.T) {
 			}
 		}
 	}
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"help", "help"}} {
+		if code, out, _ := runCLI(t, args...); code != exitOK || !strings.HasPrefix(out, "rebalsim: a deterministic simulator") {
+			t.Errorf("%v: exit %d, stdout starts %q; want the list of commands", args, code, firstLine(out))
+		}
+	}
 	if _, out, _ := runCLI(t, "examples", "--help"); strings.Contains(out, "scale-out") {
 		t.Errorf("examples --help lists the examples:\n%s", out)
 	}

@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case len(args) == 0:
 		usage(stderr)
 		return exitBadInput
-	case args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1):
+	case args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && (len(args) == 1 || args[1] == "help")):
 		usage(stdout)
 		return exitOK
 	case args[0] == "--version":
