@@ -163,17 +163,13 @@ func (l *Ledger) advance(idx int) {
 	if owner < 0 && dt > 0 {
 		p.downtime += dt
 	}
-	memberOwners, zombies := 0, 0
+	zombies := 0
 	for _, o := range p.owners {
-		pr := l.procs[o.proc]
-		if pr.member > 0 && pr.alive {
-			memberOwners++
-		}
-		if pr.member == 0 && pr.running() && !o.revoking {
+		if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !o.revoking {
 			zombies++
 		}
 	}
-	if memberOwners >= 2 {
+	if l.doublyOwned(p) {
 		p.doubleSec += dt
 	}
 	p.zombieSec += float64(zombies) * dt
@@ -222,12 +218,43 @@ func (l *Ledger) share(pr *procLedger) float64 {
 	return pr.rate / float64(pr.processingCount)
 }
 
-// refresh recomputes partition idx's derived state after a change: its lag
-// slope, whether it is converged, its timeline segment.
+// refresh recomputes partition idx's derived state after a change. Each
+// of its jobs reads the partition as it is now and keeps one piece of
+// state in step: the lag slope, the converged count, the current gap, the
+// double-ownership finding and the timeline segment.
 func (l *Ledger) refresh(idx int) {
 	p := l.parts[idx]
 	t := l.now()
 	owner := l.processingOwner(p, idx)
+	double := l.doublyOwned(p)
+	l.refreshSlope(p, owner, t)
+	l.refreshConverged(p)
+	l.refreshGap(p, owner, t)
+	l.refreshSafety(idx, p, double, t)
+	if l.timeline {
+		l.refreshSegment(p, owner, double, t)
+	}
+}
+
+// current reports whether the process is a live member of the group as
+// the coordinator sees it: only such owners count for safety.
+func (p *procLedger) current() bool { return p.member > 0 && p.alive }
+
+// doublyOwned is the safety predicate: two or more current group members
+// believe they own the partition.
+func (l *Ledger) doublyOwned(p *partLedger) bool {
+	n := 0
+	for _, o := range p.owners {
+		if l.procs[o.proc].current() {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// refreshSlope sets the lag slope: the production rate, less the owner's
+// share of its processing rate if someone processes the partition.
+func (l *Ledger) refreshSlope(p *partLedger, owner int, t time.Duration) {
 	slope := p.rate
 	if owner >= 0 {
 		slope = p.rate - l.share(l.procs[p.owners[owner].proc])
@@ -235,11 +262,14 @@ func (l *Ledger) refresh(idx int) {
 	if slope != p.slope || t == p.lagT {
 		l.setSlope(p, slope, t)
 	}
-	// Converged: a required partition has exactly one owner, a live member;
-	// an unrequired one has none.
+}
+
+// refreshConverged keeps l.bad in step. Converged: a required partition
+// has exactly one owner, a current member; an unrequired one has none.
+func (l *Ledger) refreshConverged(p *partLedger) {
 	bad := len(p.owners) != 0
 	if p.required {
-		bad = !(len(p.owners) == 1 && l.procs[p.owners[0].proc].member > 0 && l.procs[p.owners[0].proc].alive)
+		bad = !(len(p.owners) == 1 && l.procs[p.owners[0].proc].current())
 	}
 	if bad != p.isBad {
 		if bad {
@@ -249,51 +279,57 @@ func (l *Ledger) refresh(idx int) {
 		}
 		p.isBad = bad
 	}
-	// Gaps: the longest single stretch without processing.
+}
+
+// refreshGap opens or closes the partition's current stretch without
+// processing, keeping the longest one.
+func (l *Ledger) refreshGap(p *partLedger, owner int, t time.Duration) {
 	if owner < 0 && !p.inGap {
 		p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
 	} else if owner >= 0 && p.inGap {
 		p.inGap = false
 		p.maxGap = math.Max(p.maxGap, sec(max(t, l.windowStart))-p.gapStart)
 	}
-	// Safety: two live members believing they own one partition.
-	memberOwners := 0
-	for _, o := range p.owners {
-		if pr := l.procs[o.proc]; pr.member > 0 && pr.alive {
-			memberOwners++
-		}
-	}
-	if memberOwners >= 2 {
-		if _, ok := l.doubleSince[idx]; !ok {
-			l.doubleSince[idx] = t
-			var names []string
-			for _, o := range p.owners {
-				names = append(names, l.procs[o.proc].name)
-			}
-			l.findings = append(l.findings, Finding{Kind: "double_ownership", Safety: true, At: sec(t), Members: names, Partitions: []string{p.name}, Detail: "two current group members believe they own " + p.name})
-		}
-	} else {
+}
+
+// refreshSafety reports a double_ownership finding when the partition
+// becomes doubly owned, once per stretch.
+func (l *Ledger) refreshSafety(idx int, p *partLedger, double bool, t time.Duration) {
+	if !double {
 		delete(l.doubleSince, idx)
+		return
 	}
-	if l.timeline {
-		segOwner, segState := "", "unowned"
-		switch {
-		case memberOwners >= 2:
-			segState = "double"
-			segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
-		case owner >= 0:
-			segState = "processing"
-			segOwner = l.procs[p.owners[owner].proc].name
-		case len(p.owners) > 0:
-			segState = "stalled"
-			segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+	if _, ok := l.doubleSince[idx]; ok {
+		return
+	}
+	l.doubleSince[idx] = t
+	var names []string
+	for _, o := range p.owners {
+		names = append(names, l.procs[o.proc].name)
+	}
+	l.findings = append(l.findings, Finding{Kind: "double_ownership", Safety: true, At: sec(t), Members: names, Partitions: []string{p.name}, Detail: "two current group members believe they own " + p.name})
+}
+
+// refreshSegment closes the partition's timeline segment when its owner
+// or state changed.
+func (l *Ledger) refreshSegment(p *partLedger, owner int, double bool, t time.Duration) {
+	segOwner, segState := "", "unowned"
+	switch {
+	case double:
+		segState = "double"
+		segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+	case owner >= 0:
+		segState = "processing"
+		segOwner = l.procs[p.owners[owner].proc].name
+	case len(p.owners) > 0:
+		segState = "stalled"
+		segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+	}
+	if segOwner != p.segOwner || segState != p.segState {
+		if t > p.segStart {
+			p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
 		}
-		if segOwner != p.segOwner || segState != p.segState {
-			if t > p.segStart {
-				p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
-			}
-			p.segOwner, p.segState, p.segStart = segOwner, segState, t
-		}
+		p.segOwner, p.segState, p.segStart = segOwner, segState, t
 	}
 }
 
