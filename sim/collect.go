@@ -68,21 +68,10 @@ func (w *World) result(series *Series) *Result {
 	}
 	m := &r.Metrics
 	m.Rebalances = w.rebalances
-	m.MovedPartitions = l.moved
-	m.Revocations = l.revocations
-	// Sums run in partition order so that floating-point results do not
-	// depend on the order events happened to touch partitions.
-	for _, p := range l.parts {
-		m.DowntimePartitionSeconds += p.downtime
-		m.MaxPartitionGapSeconds = max(m.MaxPartitionGapSeconds, p.maxGap)
-		m.DoubleOwnershipSeconds += p.doubleSec
-		m.ZombieProcessingSeconds += p.zombieSec
-		m.DuplicateRecords += p.duplicates
-	}
+	l.partitionMetrics(m)
 	for _, p := range w.procs {
 		m.MemberIdleSeconds += p.idleTotal
 	}
-	m.PeakLagRecords = l.peakLag
 	m.LagRecoverySeconds = lagRecovery(series, sec(l.windowStart))
 	m.Converged = true
 	for _, d := range w.disturbances {

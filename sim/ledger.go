@@ -628,6 +628,24 @@ func (l *Ledger) finish() {
 	}
 }
 
+// partitionMetrics fills in the metrics the ledger alone measures: moves,
+// revocations, downtime, gaps, double ownership, zombie processing,
+// duplicates and the peak lag.
+func (l *Ledger) partitionMetrics(m *Metrics) {
+	m.MovedPartitions = l.moved
+	m.Revocations = l.revocations
+	// Sums run in partition order so that floating-point results do not
+	// depend on the order events happened to touch partitions.
+	for _, p := range l.parts {
+		m.DowntimePartitionSeconds += p.downtime
+		m.MaxPartitionGapSeconds = max(m.MaxPartitionGapSeconds, p.maxGap)
+		m.DoubleOwnershipSeconds += p.doubleSec
+		m.ZombieProcessingSeconds += p.zombieSec
+		m.DuplicateRecords += p.duplicates
+	}
+	m.PeakLagRecords = l.peakLag
+}
+
 // history returns every partition's history, partitions ordered by topic
 // and then numerically.
 func (l *Ledger) history() []Segment {
