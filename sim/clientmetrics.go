@@ -2,7 +2,7 @@ package sim
 
 import "time"
 
-func (w *World) clientNote(p *process, n *Note) {
+func (w *world) clientNote(p *process, n *Note) {
 	m := &p.metrics
 	now := w.k.Now()
 	switch n.Kind {

@@ -4,7 +4,7 @@ package sim
 // of a connection in order, and drops it if either end is cut off.
 //
 // p is the member process at the other end from the coordinator.
-func (w *World) send(p *process, from, to Endpoint, msg Message, thread Thread) {
+func (w *world) send(p *process, from, to Endpoint, msg Message, thread Thread) {
 	now := w.k.Now()
 	if now < p.cutOffUntil {
 		if w.traceOn() {

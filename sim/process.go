@@ -18,7 +18,7 @@ type process struct {
 	// reads, the second what a step of its client or a request to the
 	// coordinator adds. (A process fills a 960-byte size class of the
 	// allocator, whose objects start on 64-byte boundaries.)
-	w *World
+	w *world
 	// cutOffUntil ends a network partition of the process.
 	cutOffUntil time.Duration
 	// fixedLatency is the latency when latencyFixed, as it is by
@@ -39,7 +39,7 @@ type process struct {
 	catchingUp  bool
 	pollPending bool
 	closing     bool
-	// Derived flags, kept in step by World.update.
+	// Derived flags, kept in step by world.update.
 	ready       bool
 	idle        bool
 	incarnation int
@@ -54,7 +54,7 @@ type process struct {
 
 	timers    timerSet
 	callbacks []Callback
-	latency   *Sampler
+	latency   *sampler
 
 	appInbox  []queuedInput
 	bgInbox   []queuedInput
@@ -70,12 +70,12 @@ type process struct {
 	finishAfterPause func()
 	appBlocked       time.Duration // when the application thread last stopped polling
 
-	autoCommit EventID
+	autoCommit eventID
 	// autoCommitIdle is set while auto-commit ticks are stopped because
 	// the member owns nothing; startedAt anchors their cadence.
 	autoCommitIdle bool
 	startedAt      time.Duration
-	closeDue       EventID
+	closeDue       eventID
 
 	pollRng *rand.Rand
 
@@ -99,11 +99,11 @@ func (p *process) runnable(t Thread) bool {
 	return p.appRunnable()
 }
 
-func (w *World) startProcess(p *process) {
+func (w *world) startProcess(p *process) {
 	if p.alive {
 		return
 	}
-	cfg, err := ResolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	cfg, err := resolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
 	if err == nil {
 		var c Client
 		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
@@ -135,7 +135,7 @@ func (w *World) startProcess(p *process) {
 // resume, on the same cadence, when it is assigned partitions (see
 // resumeAutoCommit): in a large group of mostly idle members those no-op
 // ticks would be a tenth of all events.
-func (w *World) scheduleAutoCommit(p *process) {
+func (w *world) scheduleAutoCommit(p *process) {
 	if !p.cfg.EnableAutoCommit || p.cfg.AutoCommitInterval <= 0 {
 		return
 	}
@@ -159,7 +159,7 @@ func (w *World) scheduleAutoCommit(p *process) {
 
 // resumeAutoCommit restarts the ticks of a member that had stopped them
 // for owning nothing.
-func (w *World) resumeAutoCommit(p *process) {
+func (w *world) resumeAutoCommit(p *process) {
 	if p.autoCommitIdle && w.ledger.Owns(p.idx) > 0 {
 		p.autoCommitIdle = false
 		w.scheduleAutoCommit(p)
@@ -168,7 +168,7 @@ func (w *World) resumeAutoCommit(p *process) {
 
 // stopProcess takes a process down. A crash loses what it processed since
 // its last commit; a completed close has already revoked and committed.
-func (w *World) stopProcess(p *process, clean bool) {
+func (w *world) stopProcess(p *process, clean bool) {
 	if !p.alive {
 		return
 	}
@@ -194,7 +194,7 @@ func (w *World) stopProcess(p *process, clean bool) {
 
 // closeProcess starts a graceful close; the process stops when the client
 // reports it closed, or after 30s (the default close timeout).
-func (w *World) closeProcess(p *process) {
+func (w *world) closeProcess(p *process) {
 	if !p.alive || p.closing {
 		return
 	}

@@ -31,7 +31,7 @@ import (
 // exactly as in the simulator, not from offsets.
 type Recorder struct {
 	now    time.Duration
-	l      *Ledger
+	l      *ledger
 	byName map[string]int
 	step   time.Duration
 	series Series

@@ -33,7 +33,7 @@ type queuedInput struct {
 
 // stepClient runs one input of p's client on thread t now, or queues it
 // until that thread runs again.
-func (w *World) stepClient(p *process, t Thread, in clientInput) {
+func (w *world) stepClient(p *process, t Thread, in clientInput) {
 	if !p.alive {
 		return
 	}
@@ -52,13 +52,13 @@ func (w *World) stepClient(p *process, t Thread, in clientInput) {
 }
 
 // runQueued runs an input that waited for its thread.
-func (w *World) runQueued(p *process, q queuedInput) {
+func (w *world) runQueued(p *process, q queuedInput) {
 	if p.alive && p.incarnation == q.incarnation {
 		w.runClient(p, q.in)
 	}
 }
 
-func (w *World) runClient(p *process, in clientInput) {
+func (w *world) runClient(p *process, in clientInput) {
 	out := w.effects()
 	env := w.clientEnv(p)
 	switch in.kind {
@@ -79,7 +79,7 @@ func (w *World) runClient(p *process, in clientInput) {
 // schedulePoll arranges the application thread's next poll(). A running
 // poll loop reaches poll() once it has processed its current batch, so the
 // delay is drawn up to the time one batch takes.
-func (w *World) schedulePoll(p *process) {
+func (w *world) schedulePoll(p *process) {
 	if p.pollPending {
 		return
 	}
@@ -109,7 +109,7 @@ func (e *pollDue) fire() {
 
 // runCallbacks starts the next queued callback if the application thread
 // is free. Callbacks run one at a time, like listener invocations in poll().
-func (w *World) runCallbacks(p *process) {
+func (w *world) runCallbacks(p *process) {
 	if len(p.callbacks) == 0 || !p.appRunnable() {
 		return
 	}
@@ -151,7 +151,7 @@ func (w *World) runCallbacks(p *process) {
 	})
 }
 
-func (w *World) finishCallback(p *process, cb Callback, started time.Duration) {
+func (w *world) finishCallback(p *process, cb Callback, started time.Duration) {
 	if cb.Kind == CallbackRevoked {
 		w.ledger.Release(p.idx, cb.Partitions, true)
 	}
@@ -174,7 +174,7 @@ func (w *World) finishCallback(p *process, cb Callback, started time.Duration) {
 
 // blockApp applies a change that stops the application thread and
 // remembers since when it has not polled.
-func (w *World) blockApp(p *process, change func()) {
+func (w *world) blockApp(p *process, change func()) {
 	was := p.appRunnable()
 	change()
 	if was && !p.appRunnable() {
@@ -183,7 +183,7 @@ func (w *World) blockApp(p *process, change func()) {
 }
 
 // drain delivers inputs that waited for a blocked thread, oldest first.
-func (w *World) drain(p *process) {
+func (w *world) drain(p *process) {
 	for p.alive && p.bgRunnable() && len(p.bgInbox) > 0 {
 		q := p.bgInbox[0]
 		p.bgInbox = p.bgInbox[1:]

@@ -13,9 +13,9 @@ type traceRecord struct {
 	Detail string    `json:"detail,omitempty"`
 }
 
-func (w *World) traceOn() bool { return w.trace != nil && w.traceErr == nil }
+func (w *world) traceOn() bool { return w.trace != nil && w.traceErr == nil }
 
-func (w *World) emit(r traceRecord) {
+func (w *world) emit(r traceRecord) {
 	r.T = sec(w.k.Now())
 	b, err := json.Marshal(r)
 	if err == nil {
@@ -32,7 +32,7 @@ func (w *World) emit(r traceRecord) {
 // the heap (inlined, they would move in every caller).
 //
 //go:noinline
-func (w *World) traceMessage(r traceRecord, from, to Endpoint) {
+func (w *world) traceMessage(r traceRecord, from, to Endpoint) {
 	r.From, r.To = &from, &to
 	w.emit(r)
 }

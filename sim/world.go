@@ -8,13 +8,13 @@ import (
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
-// World is one run in progress: the kernel, the coordinator, the consumer
+// world is one run in progress: the kernel, the coordinator, the consumer
 // processes, the network between them and the ledger that measures it all.
-type World struct {
-	k       *Kernel
+type world struct {
+	k       *kernel
 	sc      *Scenario
 	opts    RunOptions
-	streams Streams
+	streams streams
 	models  Models
 
 	metadata []kafka.Topic
@@ -33,7 +33,7 @@ type World struct {
 	// memberProc maps a coordinator member id to its process.
 	memberProc map[string]int
 
-	ledger     *Ledger
+	ledger     *ledger
 	rebalances int
 	notReady   int
 	flips      []flip
@@ -53,7 +53,7 @@ type World struct {
 	polls      pool[pollDue]
 }
 
-func (w *World) effects() *Effects {
+func (w *world) effects() *Effects {
 	if n := len(w.spare); n > 0 {
 		e := w.spare[n-1]
 		w.spare = w.spare[:n-1]
@@ -63,7 +63,7 @@ func (w *World) effects() *Effects {
 	return &Effects{}
 }
 
-func (w *World) release(e *Effects) { w.spare = append(w.spare, e) }
+func (w *world) release(e *Effects) { w.spare = append(w.spare, e) }
 
 type flip struct {
 	at time.Duration
@@ -97,8 +97,8 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	if opts.Seed != 0 {
 		seed = opts.Seed
 	}
-	w := &World{
-		k: NewKernel(), sc: sc, opts: opts, streams: NewStreams(seed), models: models,
+	w := &world{
+		k: newKernel(), sc: sc, opts: opts, streams: newStreams(seed), models: models,
 		rates:  map[string]float64{},
 		byName: map[string]int{}, memberProc: map[string]int{}, trace: opts.Trace,
 	}
@@ -116,12 +116,12 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	w.coord = models.NewCoordinator(w.groupCfg)
 	w.coordStable = w.coord.Stable()
 	for i, m := range sc.Members {
-		cfg, err := ResolveConfig(sc, opts.Protocol, m, nil)
+		cfg, err := resolveConfig(sc, opts.Protocol, m, nil)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
 		p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg,
-			latency: NewSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
+			latency: newSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
 			pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down"}
 		p.fixedLatency, p.latencyFixed = p.latency.Fixed()
 		w.procs = append(w.procs, p)
@@ -203,7 +203,7 @@ func windowStart(sc *Scenario) time.Duration {
 	return start
 }
 
-func (w *World) checkConvergence() {
+func (w *world) checkConvergence() {
 	ok := w.notReady == 0 && w.ledger.Converged() && w.coordStable
 	if ok != w.converged {
 		w.converged = ok
@@ -211,7 +211,7 @@ func (w *World) checkConvergence() {
 	}
 }
 
-func (w *World) clientEnv(p *process) ClientEnv {
+func (w *world) clientEnv(p *process) ClientEnv {
 	last := w.k.Now()
 	if !p.appRunnable() {
 		last = p.appBlocked
@@ -219,11 +219,11 @@ func (w *World) clientEnv(p *process) ClientEnv {
 	return ClientEnv{Now: w.k.Now(), LastPoll: last, Metadata: w.metadata}
 }
 
-func (w *World) coordEnv() CoordinatorEnv {
+func (w *world) coordEnv() CoordinatorEnv {
 	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata}
 }
 
-func (w *World) applyClient(p *process, out *Effects) {
+func (w *world) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
 	// The effects are read in place: a note is large, and most steps
@@ -255,7 +255,7 @@ func (w *World) applyClient(p *process, out *Effects) {
 // steps, and notes whether the group is now stable. sender is the process
 // whose request the coordinator just handled, nil after a timer: most
 // messages answer it, and knowing it saves a lookup by name.
-func (w *World) applyCoordinator(out *Effects, sender *process) {
+func (w *world) applyCoordinator(out *Effects, sender *process) {
 	w.coordStable = w.coord.Stable()
 	sends, timers, notes := out.Sends, out.Timers, out.Notes
 	for i := range notes {
@@ -304,7 +304,7 @@ func (p *pool[T]) put(x *T) {
 	p.spare = append(p.spare, x)
 }
 
-func (w *World) coordNote(n *Note) {
+func (w *world) coordNote(n *Note) {
 	switch n.Kind {
 	case NoteMemberAdded:
 		if i, ok := w.byName[n.Process]; ok {
@@ -330,7 +330,7 @@ func (w *World) coordNote(n *Note) {
 
 // update recomputes p's derived flags: readiness for convergence, idleness,
 // and its swim lane.
-func (w *World) update(p *process) {
+func (w *world) update(p *process) {
 	lp := w.ledger.procs[p.idx]
 	// The process's own flags are tested before the client is asked.
 	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && p.client.Settled())
