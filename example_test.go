@@ -11,11 +11,11 @@ import (
 
 // Run an embedded example under every protocol and read its metrics.
 func ExampleRun() {
-	sc, err := scenarios.Example("scale-out")
+	f, err := scenarios.Example("scale-out")
 	if err != nil {
 		panic(err)
 	}
-	rep, err := rebalsim.Run(sc, rebalsim.Options{})
+	rep, err := rebalsim.Run(f.Scenario, rebalsim.Options{})
 	if err != nil {
 		panic(err)
 	}

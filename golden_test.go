@@ -84,14 +84,14 @@ func goldenScenarios(t *testing.T) []goldenScenario {
 		if err != nil {
 			t.Fatalf("example %s: %v", ex.Name, err)
 		}
-		out = append(out, goldenScenario{"examples/" + ex.Name, sc})
+		out = append(out, goldenScenario{"examples/" + ex.Name, sc.Scenario})
 	}
 	for _, name := range scenarios.LibraryNames() {
 		sc, err := scenarios.LibraryScenario(name)
 		if err != nil {
 			t.Fatalf("library %s: %v", name, err)
 		}
-		out = append(out, goldenScenario{"library/" + name, sc})
+		out = append(out, goldenScenario{"library/" + name, sc.Scenario})
 	}
 	return out
 }

@@ -4,9 +4,9 @@
 //
 // A minimal use, from a scenario file to its metrics:
 //
-//	sc, err := scenarios.LoadFile("group.yaml")
+//	f, err := scenarios.LoadFile("group.yaml")
 //	if err != nil { ... }
-//	rep, err := rebalsim.Run(sc, rebalsim.Options{})
+//	rep, err := rebalsim.Run(f.Scenario, rebalsim.Options{})
 //	if err != nil { ... }
 //	for _, run := range rep.Runs {
 //		fmt.Println(run.Protocol, run.Metrics.DowntimePartitionSeconds)

@@ -76,10 +76,11 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	if f.trace && f.out == "" {
 		return exitBadInput, badInput("--trace writes trace files into the --out directory; give --out too")
 	}
-	sc, err := loadScenario(fs.Arg(0))
+	file, err := loadScenario(fs.Arg(0))
 	if err != nil {
 		return exitBadInput, usageError{err}
 	}
+	sc := file.Scenario
 	warn(stderr, sc)
 	profile, err := startCPUProfile(f.cpuProfile)
 	if err != nil {
@@ -130,7 +131,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 // embedded library scenario as library/NAME (the Source that `rebalsim
 // check library` prints in its trace commands), or the default example
 // when arg is empty.
-func loadScenario(arg string) (*sim.Scenario, error) {
+func loadScenario(arg string) (*scenarios.File, error) {
 	if arg == "" {
 		return scenarios.Example(defaultExample)
 	}

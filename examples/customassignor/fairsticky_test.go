@@ -77,7 +77,7 @@ func TestFairStickyInTheLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	models := protocols.Models{ClientAssignors: []assignor.Assignor{customassignor.FairSticky("cooperative-sticky")}}
-	rep, err := rebalsim.Run(sc, rebalsim.Options{Protocols: []string{"cooperative"}, Models: models})
+	rep, err := rebalsim.Run(sc.Scenario, rebalsim.Options{Protocols: []string{"cooperative"}, Models: models})
 	if err != nil {
 		t.Fatal(err)
 	}
