@@ -103,7 +103,7 @@ func goldenLines(t *testing.T, g goldenScenario) string {
 	var lines strings.Builder
 	for _, p := range protocols.Implemented() {
 		var trace bytes.Buffer
-		rep, err := rebalsim.Run(g.sc, rebalsim.Options{
+		res, err := rebalsim.Run(g.sc, rebalsim.Options{
 			Protocols: []string{p},
 			Timeline:  true,
 			Trace:     func(string) (io.Writer, error) { return &trace, nil },
@@ -111,6 +111,7 @@ func goldenLines(t *testing.T, g goldenScenario) string {
 		if err != nil {
 			t.Fatalf("%s under %s: %v", g.source, p, err)
 		}
+		rep := res.Report()
 		rep.Version = "golden"
 		var js, csv bytes.Buffer
 		if err := report.WriteJSON(&js, rep); err != nil {

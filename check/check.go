@@ -247,14 +247,14 @@ func simulate(plans []*plan, opts Options) error {
 func runJob(j job, opts Options) (map[string]*sim.Result, error) {
 	sc := *j.plan.sc.Scenario
 	sc.Seed = j.key.seed
-	rep, err := rebalsim.Run(&sc, rebalsim.Options{
+	results, err := rebalsim.Run(&sc, rebalsim.Options{
 		Protocols: j.plan.runProtocols, Seed: j.key.seed, ShuffleTies: j.key.shuffled, Models: opts.Models,
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*sim.Result, len(rep.Runs))
-	for _, r := range rep.Runs {
+	out := make(map[string]*sim.Result, len(results.Runs))
+	for _, r := range results.Runs {
 		out[r.Protocol] = r
 	}
 	return out, nil

@@ -176,11 +176,11 @@ func TestCorpus(t *testing.T) {
 	base := parse(t, "lab.yaml", lab)
 	var values []float64
 	for seed := uint64(1); seed <= 8; seed++ {
-		rep, err := rebalsim.Run(base.Scenario, rebalsim.Options{Protocols: []string{"eager"}, Seed: seed})
+		res, err := rebalsim.Run(base.Scenario, rebalsim.Options{Protocols: []string{"eager"}, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		values = append(values, rep.Runs[0].Metrics.DowntimePartitionSeconds)
+		values = append(values, res.Runs[0].Metrics.DowntimePartitionSeconds)
 	}
 	var want []uint64
 	for i, v := range values {

@@ -99,7 +99,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 			return tf, nil
 		}
 	}
-	rep, err := rebalsim.Run(sc, opts)
+	res, err := rebalsim.Run(sc, opts)
 	if err != nil {
 		for _, tf := range traces {
 			tf.Abort()
@@ -114,6 +114,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 			return exitBadInput, err
 		}
 	}
+	rep := res.Report()
 	if f.out != "" {
 		files, err := report.WriteAll(f.out, rep, report.Options{})
 		if err != nil {
