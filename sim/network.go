@@ -19,7 +19,7 @@ func (w *world) send(p *process, from, to Endpoint, msg Message, thread Thread) 
 	arrive := now + latency
 	// One end is the coordinator, the other p: the direction, found once,
 	// picks the connection's FIFO and the member end's incarnation.
-	toCoordinator := to.Process == CoordinatorProcess
+	toCoordinator := to.Process == coordinatorProcess
 	last, incarnation := &p.lastFromCoord, to.Incarnation
 	if toCoordinator {
 		last, incarnation = &p.lastToCoord, from.Incarnation
