@@ -25,7 +25,7 @@ func BenchmarkRollingRestart500(b *testing.B) {
 			b.ReportAllocs()
 			var events uint64
 			for i := 0; i < b.N; i++ {
-				r, err := sim.Run(sc, protocols.Default(), sim.RunOptions{Protocol: p})
+				r, err := sim.Run(sc.Scenario, protocols.Default(), sim.RunOptions{Protocol: p})
 				if err != nil {
 					b.Fatal(err)
 				}

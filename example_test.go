@@ -11,15 +11,15 @@ import (
 
 // Run an embedded example under every protocol and read its metrics.
 func ExampleRun() {
-	sc, err := scenarios.Example("scale-out")
+	f, err := scenarios.Example("scale-out")
 	if err != nil {
 		panic(err)
 	}
-	rep, err := rebalsim.Run(sc, rebalsim.Options{})
+	res, err := rebalsim.Run(f.Scenario, rebalsim.Options{})
 	if err != nil {
 		panic(err)
 	}
-	for _, run := range rep.Runs {
+	for _, run := range res.Runs {
 		fmt.Printf("%-11s moved=%d revocations=%d converged=%v\n",
 			run.Protocol, run.Metrics.MovedPartitions, run.Metrics.Revocations, run.Metrics.Converged)
 	}
@@ -48,11 +48,11 @@ func ExampleRun_scenarioInGo() {
 	if err := scenarios.Validate(sc); err != nil {
 		panic(err)
 	}
-	rep, err := rebalsim.Run(sc, rebalsim.Options{Protocols: []string{"eager", "nextgen"}})
+	res, err := rebalsim.Run(sc, rebalsim.Options{Protocols: []string{"eager", "nextgen"}})
 	if err != nil {
 		panic(err)
 	}
-	for _, run := range rep.Runs {
+	for _, run := range res.Runs {
 		fmt.Printf("%s: rebalances=%d moved=%d\n", run.Protocol, run.Metrics.Rebalances, run.Metrics.MovedPartitions)
 	}
 	// Output:

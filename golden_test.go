@@ -84,14 +84,14 @@ func goldenScenarios(t *testing.T) []goldenScenario {
 		if err != nil {
 			t.Fatalf("example %s: %v", ex.Name, err)
 		}
-		out = append(out, goldenScenario{"examples/" + ex.Name, sc})
+		out = append(out, goldenScenario{"examples/" + ex.Name, sc.Scenario})
 	}
 	for _, name := range scenarios.LibraryNames() {
 		sc, err := scenarios.LibraryScenario(name)
 		if err != nil {
 			t.Fatalf("library %s: %v", name, err)
 		}
-		out = append(out, goldenScenario{"library/" + name, sc})
+		out = append(out, goldenScenario{"library/" + name, sc.Scenario})
 	}
 	return out
 }
@@ -103,7 +103,7 @@ func goldenLines(t *testing.T, g goldenScenario) string {
 	var lines strings.Builder
 	for _, p := range protocols.Implemented() {
 		var trace bytes.Buffer
-		rep, err := rebalsim.Run(g.sc, rebalsim.Options{
+		res, err := rebalsim.Run(g.sc, rebalsim.Options{
 			Protocols: []string{p},
 			Timeline:  true,
 			Trace:     func(string) (io.Writer, error) { return &trace, nil },
@@ -111,6 +111,7 @@ func goldenLines(t *testing.T, g goldenScenario) string {
 		if err != nil {
 			t.Fatalf("%s under %s: %v", g.source, p, err)
 		}
+		rep := res.Report()
 		rep.Version = "golden"
 		var js, csv bytes.Buffer
 		if err := report.WriteJSON(&js, rep); err != nil {

@@ -4,11 +4,11 @@
 //
 // A minimal use, from a scenario file to its metrics:
 //
-//	sc, err := scenarios.LoadFile("group.yaml")
+//	f, err := scenarios.LoadFile("group.yaml")
 //	if err != nil { ... }
-//	rep, err := rebalsim.Run(sc, rebalsim.Options{})
+//	res, err := rebalsim.Run(f.Scenario, rebalsim.Options{})
 //	if err != nil { ... }
-//	for _, run := range rep.Runs {
+//	for _, run := range res.Runs {
 //		fmt.Println(run.Protocol, run.Metrics.DowntimePartitionSeconds)
 //	}
 //
@@ -65,9 +65,35 @@ func ProtocolsFor(sc *sim.Scenario, asked []string) ([]string, error) {
 	return list, nil
 }
 
+// Results are one scenario's runs under one or more protocols, all on one
+// seed: what Run returns. A library user reads the metrics here, in
+// package sim's types; Report turns them into the document package report
+// renders.
+type Results struct {
+	// Version is the rebalsim version that produced the runs.
+	Version string
+	// Scenario is what was run; it is not changed by the run.
+	Scenario *sim.Scenario
+	// Seed is the seed every run used (Options.Seed, else the scenario's).
+	Seed uint64
+	// Protocols lists the runs' protocols, in the order of Runs.
+	Protocols []string
+	// Runs are in comparison order; tables and charts keep it.
+	Runs []*sim.Result
+}
+
+// Report describes the scenario and gathers the runs into the report
+// document that every output is rendered from.
+func (r *Results) Report() *report.Report {
+	rep := &report.Report{Version: r.Version, Scenario: report.NewScenarioInfo(r.Scenario), Runs: r.Runs}
+	rep.Scenario.Seed = r.Seed
+	rep.Scenario.Protocols = r.Protocols
+	return rep
+}
+
 // Run runs sc once under each protocol, on the same seed, and gathers the
-// results into one report document.
-func Run(sc *sim.Scenario, opts Options) (*report.Report, error) {
+// results.
+func Run(sc *sim.Scenario, opts Options) (*Results, error) {
 	list, err := ProtocolsFor(sc, opts.Protocols)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
@@ -76,11 +102,10 @@ func Run(sc *sim.Scenario, opts Options) (*report.Report, error) {
 	if models == nil {
 		models = protocols.Default()
 	}
-	rep := &report.Report{Version: Version, Scenario: report.NewScenarioInfo(sc)}
+	res := &Results{Version: Version, Scenario: sc, Seed: sc.Seed, Protocols: list}
 	if opts.Seed != 0 {
-		rep.Scenario.Seed = opts.Seed
+		res.Seed = opts.Seed
 	}
-	rep.Scenario.Protocols = list
 	for _, p := range list {
 		ro := sim.RunOptions{Protocol: p, Seed: opts.Seed, Timeline: opts.Timeline, ShuffleTies: opts.ShuffleTies}
 		if opts.Trace != nil {
@@ -90,11 +115,11 @@ func Run(sc *sim.Scenario, opts Options) (*report.Report, error) {
 			}
 			ro.Trace = w
 		}
-		res, err := sim.Run(sc, models, ro)
+		r, err := sim.Run(sc, models, ro)
 		if err != nil {
 			return nil, err
 		}
-		rep.Runs = append(rep.Runs, res)
+		res.Runs = append(res.Runs, r)
 	}
-	return rep, nil
+	return res, nil
 }

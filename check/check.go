@@ -45,7 +45,7 @@ type Options struct {
 // error is for problems that stop a check (bad options, an unreadable
 // corpus, a protocol that is not implemented); failed and undecided
 // expectations are in the Summary.
-func Check(scs []*sim.Scenario, opts Options) (*Summary, error) {
+func Check(scs []*scenarios.File, opts Options) (*Summary, error) {
 	if opts.Seeds < 0 || opts.Seeds > scenarios.MaxSeeds {
 		return nil, fmt.Errorf("seeds must be from 1 to %d, found %d", scenarios.MaxSeeds, opts.Seeds)
 	}
@@ -90,7 +90,7 @@ func Check(scs []*sim.Scenario, opts Options) (*Summary, error) {
 // plan is what Check does with one scenario: which protocols it reports
 // on, which it runs, and on which seeds.
 type plan struct {
-	sc *sim.Scenario
+	sc *scenarios.File
 	// protocols get cases; runProtocols are simulated (protocols and the
 	// references of their comparisons), in the scenario's order.
 	protocols, runProtocols []string
@@ -110,9 +110,9 @@ type runKey struct {
 	shuffled bool
 }
 
-func newPlan(sc *sim.Scenario, opts Options) (*plan, error) {
+func newPlan(sc *scenarios.File, opts Options) (*plan, error) {
 	p := &plan{sc: sc, runs: map[runKey]map[string]*sim.Result{}}
-	all, err := rebalsim.ProtocolsFor(sc, nil)
+	all, err := rebalsim.ProtocolsFor(sc.Scenario, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}
@@ -167,7 +167,7 @@ func newPlan(sc *sim.Scenario, opts Options) (*plan, error) {
 func (p *plan) inSpan(s uint64) bool { return s-p.sc.Seed < uint64(p.span) }
 
 // seedCount is how many consecutive seeds an expectation is checked on.
-func seedCount(x sim.Expectation, opts Options) int {
+func seedCount(x scenarios.Expectation, opts Options) int {
 	if opts.Seeds > 0 {
 		return opts.Seeds
 	}
@@ -175,18 +175,18 @@ func seedCount(x sim.Expectation, opts Options) int {
 }
 
 // quantile is the fraction of seeds an expectation must hold on.
-func quantile(x sim.Expectation) float64 {
+func quantile(x scenarios.Expectation) float64 {
 	if x.Quantile <= 0 {
 		return 1
 	}
 	return x.Quantile
 }
 
-func appliesTo(x sim.Expectation, protocol string) bool {
+func appliesTo(x scenarios.Expectation, protocol string) bool {
 	return len(x.Protocols) == 0 || slices.Contains(x.Protocols, protocol)
 }
 
-func appliesToAny(x sim.Expectation, protocols []string) bool {
+func appliesToAny(x scenarios.Expectation, protocols []string) bool {
 	return slices.ContainsFunc(protocols, func(p string) bool { return appliesTo(x, p) })
 }
 
@@ -245,16 +245,16 @@ func simulate(plans []*plan, opts Options) error {
 }
 
 func runJob(j job, opts Options) (map[string]*sim.Result, error) {
-	sc := *j.plan.sc
+	sc := *j.plan.sc.Scenario
 	sc.Seed = j.key.seed
-	rep, err := rebalsim.Run(&sc, rebalsim.Options{
+	results, err := rebalsim.Run(&sc, rebalsim.Options{
 		Protocols: j.plan.runProtocols, Seed: j.key.seed, ShuffleTies: j.key.shuffled, Models: opts.Models,
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]*sim.Result, len(rep.Runs))
-	for _, r := range rep.Runs {
+	out := make(map[string]*sim.Result, len(results.Runs))
+	for _, r := range results.Runs {
 		out[r.Protocol] = r
 	}
 	return out, nil

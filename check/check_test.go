@@ -11,7 +11,6 @@ import (
 
 	"github.com/rebalsim/rebalsim"
 	"github.com/rebalsim/rebalsim/scenarios"
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 // lab is the 12-partition lab of DESIGN.md: c4 joins three consumers and
@@ -34,7 +33,7 @@ expect:
   - {protocols: [nextgen], max_member_idle_seconds: {fraction_of: eager, value: 0.5}}
 `
 
-func parse(t *testing.T, name, src string) *sim.Scenario {
+func parse(t *testing.T, name, src string) *scenarios.File {
 	t.Helper()
 	sc, err := scenarios.Parse(name, []byte(src))
 	if err != nil {
@@ -43,7 +42,7 @@ func parse(t *testing.T, name, src string) *sim.Scenario {
 	return sc
 }
 
-func mustCheck(t *testing.T, scs []*sim.Scenario, opts Options) *Summary {
+func mustCheck(t *testing.T, scs []*scenarios.File, opts Options) *Summary {
 	t.Helper()
 	sum, err := Check(scs, opts)
 	if err != nil {
@@ -53,7 +52,7 @@ func mustCheck(t *testing.T, scs []*sim.Scenario, opts Options) *Summary {
 }
 
 func TestCheckPasses(t *testing.T) {
-	sum := mustCheck(t, []*sim.Scenario{parse(t, "lab.yaml", lab)}, Options{})
+	sum := mustCheck(t, []*scenarios.File{parse(t, "lab.yaml", lab)}, Options{})
 	var text bytes.Buffer
 	sum.WriteText(&text, false)
 	if sum.Verdict() != Pass {
@@ -73,7 +72,7 @@ func TestCheckPasses(t *testing.T) {
 // where, what was expected, what was measured and how to trace it.
 func TestImpossibleBoundFailsOneCase(t *testing.T) {
 	src := strings.Replace(lab, "max_moved_partitions: 6", "max_moved_partitions: 1", 1)
-	sum := mustCheck(t, []*sim.Scenario{parse(t, "lab.yaml", src)}, Options{})
+	sum := mustCheck(t, []*scenarios.File{parse(t, "lab.yaml", src)}, Options{})
 	if sum.Verdict() != Fail {
 		t.Fatalf("verdict %s", sum.Verdict())
 	}
@@ -156,7 +155,7 @@ members: [{count: 3, id: "c{i}"}]
 events: [{at: 30s, crash: c2}]
 expect: [{converged_within: 1m}]
 `
-	sum := mustCheck(t, []*sim.Scenario{parse(t, "short.yaml", src)}, Options{Protocols: []string{"eager"}})
+	sum := mustCheck(t, []*scenarios.File{parse(t, "short.yaml", src)}, Options{Protocols: []string{"eager"}})
 	if sum.Verdict() != Undecided {
 		t.Fatalf("verdict %s", sum.Verdict())
 	}
@@ -177,11 +176,11 @@ func TestCorpus(t *testing.T) {
 	base := parse(t, "lab.yaml", lab)
 	var values []float64
 	for seed := uint64(1); seed <= 8; seed++ {
-		rep, err := rebalsim.Run(base, rebalsim.Options{Protocols: []string{"eager"}, Seed: seed})
+		res, err := rebalsim.Run(base.Scenario, rebalsim.Options{Protocols: []string{"eager"}, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		values = append(values, rep.Runs[0].Metrics.DowntimePartitionSeconds)
+		values = append(values, res.Runs[0].Metrics.DowntimePartitionSeconds)
 	}
 	var want []uint64
 	for i, v := range values {
@@ -194,7 +193,7 @@ func TestCorpus(t *testing.T) {
 	}
 	src := lab + "  - {protocols: [eager], max_downtime_partition_seconds: " + fmtNum(values[0]+0.0005) + "}\n"
 	dir := t.TempDir()
-	sum := mustCheck(t, []*sim.Scenario{parse(t, "lab.yaml", src)}, Options{Seeds: 8, CorpusDir: dir, Protocols: []string{"eager"}})
+	sum := mustCheck(t, []*scenarios.File{parse(t, "lab.yaml", src)}, Options{Seeds: 8, CorpusDir: dir, Protocols: []string{"eager"}})
 	if sum.Verdict() != Fail || len(sum.Corpus) != 1 || !slices.Equal(sum.Corpus[0].Seeds, want) {
 		t.Fatalf("verdict %s, corpus updates %+v; want seeds %v", sum.Verdict(), sum.Corpus, want)
 	}
@@ -212,7 +211,7 @@ func TestCorpus(t *testing.T) {
 
 	// Without --seeds only seed 1 would run; the corpus brings the
 	// failing seeds back, first, and nothing new is recorded.
-	sum = mustCheck(t, []*sim.Scenario{parse(t, "lab.yaml", src)}, Options{CorpusDir: dir, Protocols: []string{"eager"}})
+	sum = mustCheck(t, []*scenarios.File{parse(t, "lab.yaml", src)}, Options{CorpusDir: dir, Protocols: []string{"eager"}})
 	if sum.Verdict() != Fail || len(sum.Corpus) != 0 {
 		t.Fatalf("replay: verdict %s, corpus updates %+v", sum.Verdict(), sum.Corpus)
 	}
@@ -230,7 +229,7 @@ func TestCorpus(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "lab.seeds"), []byte("3\nseven\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check([]*sim.Scenario{parse(t, "lab.yaml", src)}, Options{CorpusDir: dir}); err == nil ||
+	if _, err := Check([]*scenarios.File{parse(t, "lab.yaml", src)}, Options{CorpusDir: dir}); err == nil ||
 		!strings.Contains(err.Error(), "lab.seeds:2: a corpus file holds one seed (a whole number) per line") {
 		t.Errorf("bad corpus: %v", err)
 	}

@@ -24,7 +24,7 @@ const (
 // check is one key of an expect: entry.
 type check struct {
 	kind  checkKind
-	bound sim.Bound
+	bound scenarios.Bound
 	// within is converged_within.
 	within time.Duration
 	// name is the key and value as the scenario writes them.
@@ -33,7 +33,7 @@ type check struct {
 
 // checksOf splits an expectation into its checks: converged_within,
 // no_double_ownership, no_zombie_processing, then the bounds in file order.
-func checksOf(x sim.Expectation) []check {
+func checksOf(x scenarios.Expectation) []check {
 	var out []check
 	if x.ConvergedWithin != nil {
 		out = append(out, check{kind: kindConverged, within: *x.ConvergedWithin, name: "converged_within: " + scenarios.FormatDuration(*x.ConvergedWithin)})
@@ -117,7 +117,7 @@ func (p *plan) evaluate(opts Options) ScenarioResult {
 		if c.reference != "" {
 			protos = append(protos, c.reference)
 		}
-		c.Trace = traceCommand(sc, protos, c.Seed, c.Shuffled)
+		c.Trace = traceCommand(sc.Scenario, protos, c.Seed, c.Shuffled)
 	}
 	return res
 }
@@ -125,7 +125,7 @@ func (p *plan) evaluate(opts Options) ScenarioResult {
 // expectationSeeds lists the seeds an expectation is checked on: the
 // corpus seeds first when it must hold on every seed, then the scenario's
 // seed and those after it.
-func (p *plan) expectationSeeds(x sim.Expectation, opts Options) []uint64 {
+func (p *plan) expectationSeeds(x scenarios.Expectation, opts Options) []uint64 {
 	n := seedCount(x, opts)
 	var out []uint64
 	if quantile(x) == 1 {
@@ -147,7 +147,7 @@ func (p *plan) result(seed uint64, shuffled bool, proto string) *sim.Result {
 
 // seedCase judges one check under one protocol on each seed and
 // aggregates the verdicts by the expectation's quantile.
-func (p *plan) seedCase(chk check, x sim.Expectation, proto string, seeds []uint64) Case {
+func (p *plan) seedCase(chk check, x scenarios.Expectation, proto string, seeds []uint64) Case {
 	outs := make([]outcome, 0, len(seeds))
 	for _, s := range seeds {
 		r := p.result(s, false, proto)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rebalsim/rebalsim/scenarios"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -137,7 +138,7 @@ func TestJudgeBound(t *testing.T) {
 		r.Metrics.DowntimePartitionSeconds = v
 		return r
 	}
-	half := sim.Bound{Metric: "downtime_partition_seconds", IsMax: true, Value: 0.5, FractionOf: "eager"}
+	half := scenarios.Bound{Metric: "downtime_partition_seconds", IsMax: true, Value: 0.5, FractionOf: "eager"}
 	if o := judgeBound(half, withDowntime(10), withDowntime(40)); o.status != Pass || o.measured != "10, 0.25 × eager's 40" {
 		t.Errorf("10 against half of 40: %s %q", o.status, o.measured)
 	}
@@ -148,16 +149,16 @@ func TestJudgeBound(t *testing.T) {
 	if o := judgeBound(half, withDowntime(0), withDowntime(0)); o.status != Pass || o.measured != "0, 0 × eager's 0" {
 		t.Errorf("0 against half of 0: %s %q", o.status, o.measured)
 	}
-	atLeast := sim.Bound{Metric: "downtime_partition_seconds", Value: 2, FractionOf: "eager"}
+	atLeast := scenarios.Bound{Metric: "downtime_partition_seconds", Value: 2, FractionOf: "eager"}
 	if o := judgeBound(atLeast, withDowntime(30), withDowntime(40)); o.status != Fail {
 		t.Errorf("min 2 × eager's: %s", o.status)
 	}
-	if o := judgeBound(sim.Bound{Metric: "downtime_partition_seconds", Value: 25}, withDowntime(30), nil); o.status != Pass || o.measured != "30" {
+	if o := judgeBound(scenarios.Bound{Metric: "downtime_partition_seconds", Value: 25}, withDowntime(30), nil); o.status != Pass || o.measured != "30" {
 		t.Errorf("min 25: %s %q", o.status, o.measured)
 	}
 	// A value that rounds to the bound is shown in full, so that a
 	// failure never reads "3 > 3".
-	if o := judgeBound(sim.Bound{Metric: "downtime_partition_seconds", IsMax: true, Value: 3}, withDowntime(3.0000001), nil); o.status != Fail || o.measured != "3.0000001" {
+	if o := judgeBound(scenarios.Bound{Metric: "downtime_partition_seconds", IsMax: true, Value: 3}, withDowntime(3.0000001), nil); o.status != Fail || o.measured != "3.0000001" {
 		t.Errorf("just past 3: %s %q", o.status, o.measured)
 	}
 }
@@ -198,7 +199,7 @@ func TestJudgeSafetyAndZombie(t *testing.T) {
 }
 
 // synthetic is a plan whose runs are given rather than simulated.
-func synthetic(sc *sim.Scenario, runs map[runKey]map[string]*sim.Result) *plan {
+func synthetic(sc *scenarios.File, runs map[runKey]map[string]*sim.Result) *plan {
 	p := &plan{sc: sc, protocols: sc.Protocols, runProtocols: sc.Protocols, span: 1, runs: runs}
 	for k := range runs {
 		if !k.shuffled {
@@ -210,8 +211,8 @@ func synthetic(sc *sim.Scenario, runs map[runKey]map[string]*sim.Result) *plan {
 
 func TestTieOrderCase(t *testing.T) {
 	within := time.Minute
-	sc := &sim.Scenario{Name: "ties", Source: "ties.yaml", Seed: 1, Protocols: []string{"nextgen"},
-		Expect: []sim.Expectation{{ConvergedWithin: &within, Line: 9}}}
+	sc := &scenarios.File{Scenario: &sim.Scenario{Name: "ties", Source: "ties.yaml", Seed: 1, Protocols: []string{"nextgen"}},
+		Expect: []scenarios.Expectation{{ConvergedWithin: &within, Line: 9}}}
 	stable := func() *sim.Result { return run(100, []sim.Disturbance{dist("crash c2", 20, 20)}, []float64{46}) }
 	stuck := run(100, []sim.Disturbance{dist("crash c2", 20, 20)}, []float64{-1})
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/rebalsim/rebalsim/check"
 	"github.com/rebalsim/rebalsim/scenarios"
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Check a scenario's expectations and print the compact summary, as
@@ -25,7 +24,7 @@ expect:
 		fmt.Println(err)
 		return
 	}
-	sum, err := check.Check([]*sim.Scenario{sc}, check.Options{})
+	sum, err := check.Check([]*scenarios.File{sc}, check.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

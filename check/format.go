@@ -6,17 +6,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rebalsim/rebalsim/scenarios"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-func boundKey(b sim.Bound) string {
+func boundKey(b scenarios.Bound) string {
 	if b.IsMax {
 		return "max_" + b.Metric
 	}
 	return "min_" + b.Metric
 }
 
-func boundValue(b sim.Bound) string {
+func boundValue(b scenarios.Bound) string {
 	if b.FractionOf != "" {
 		return fmt.Sprintf("{fraction_of: %s, value: %s}", b.FractionOf, fmtNum(b.Value))
 	}
@@ -24,7 +25,7 @@ func boundValue(b sim.Bound) string {
 }
 
 // boundText says what a bound requires: "≤ 3", "≥ 40", "≤ 0.5 × eager's".
-func boundText(b sim.Bound) string {
+func boundText(b scenarios.Bound) string {
 	op := "≥"
 	if b.IsMax {
 		op = "≤"

@@ -9,12 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rebalsim/rebalsim/scenarios"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
 // judgeBound checks a metric bound on one run; ref is the run of the
 // protocol a comparison refers to, on the same seed.
-func judgeBound(b sim.Bound, r, ref *sim.Result) outcome {
+func judgeBound(b scenarios.Bound, r, ref *sim.Result) outcome {
 	v, _ := r.Metrics.Value(b.Metric)
 	limit := b.Value
 	var o outcome

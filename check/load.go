@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/rebalsim/rebalsim/scenarios"
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 // LibraryArg is the argument that names the whole embedded scenario
@@ -25,11 +24,11 @@ const LibraryArg = "library"
 // call reports every bad file; the error then lists each problem with its
 // file:line:col. Two scenarios with one name are an error too: reports and
 // the corpus are keyed by name.
-func Load(args ...string) ([]*sim.Scenario, error) {
+func Load(args ...string) ([]*scenarios.File, error) {
 	if len(args) == 0 {
 		return nil, errors.New("no scenario files or directories given")
 	}
-	var out []*sim.Scenario
+	var out []*scenarios.File
 	var errs []error
 	for _, arg := range args {
 		scs, err := loadArg(arg)
@@ -52,7 +51,7 @@ func Load(args ...string) ([]*sim.Scenario, error) {
 	return out, nil
 }
 
-func loadArg(arg string) ([]*sim.Scenario, error) {
+func loadArg(arg string) ([]*scenarios.File, error) {
 	info, statErr := os.Stat(arg)
 	if statErr != nil {
 		if scs, ok, err := loadEmbedded(arg); ok {
@@ -65,7 +64,7 @@ func loadArg(arg string) ([]*sim.Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []*sim.Scenario{sc}, nil
+		return []*scenarios.File{sc}, nil
 	}
 	var files []string
 	err := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
@@ -84,7 +83,7 @@ func loadArg(arg string) ([]*sim.Scenario, error) {
 		return nil, fmt.Errorf("%s: the directory holds no *.yaml or *.yml scenario files", arg)
 	}
 	slices.Sort(files)
-	var out []*sim.Scenario
+	var out []*scenarios.File
 	var errs []error
 	for _, f := range files {
 		sc, err := scenarios.LoadFile(f)
@@ -99,7 +98,7 @@ func loadArg(arg string) ([]*sim.Scenario, error) {
 
 // loadEmbedded resolves arg in the embedded library; ok is false when arg
 // does not name it or one of its scenarios.
-func loadEmbedded(arg string) (scs []*sim.Scenario, ok bool, err error) {
+func loadEmbedded(arg string) (scs []*scenarios.File, ok bool, err error) {
 	clean := strings.TrimSuffix(filepath.ToSlash(filepath.Clean(arg)), "/")
 	if clean == LibraryArg || clean == "scenarios/"+LibraryArg {
 		for _, name := range scenarios.LibraryNames() {
@@ -120,7 +119,7 @@ func loadEmbedded(arg string) (scs []*sim.Scenario, ok bool, err error) {
 	if err != nil {
 		return nil, true, err
 	}
-	return []*sim.Scenario{sc}, true, nil
+	return []*scenarios.File{sc}, true, nil
 }
 
 // libraryHint suggests a library scenario for a near miss of one's name.

@@ -4,7 +4,8 @@
 // from a Report, which is exactly what result.json holds, so any output can
 // be rebuilt later from a saved result.json, byte for byte.
 //
-// A minimal use, after running a scenario under each protocol:
+// A minimal use, after running a scenario under each protocol (a
+// rebalsim.Results builds this document with its Report method):
 //
 //	r := &report.Report{
 //		Version:  "v0.1.0",

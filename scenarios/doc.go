@@ -1,5 +1,7 @@
-// Package scenarios turns scenario files into validated sim.Scenario values,
-// and holds two embedded collections: the examples (Examples, Example),
+// Package scenarios turns scenario files into validated File values (a
+// sim.Scenario and the file's contracts with the tools: the `expect:` list
+// that `rebalsim check` evaluates and the `sweep:` block that `rebalsim
+// sweep` expands), and holds two embedded collections: the examples (Examples, Example),
 // which show the keys in use, and the scenario library (Library,
 // LibraryScenario), the situations Kafka users hit with expectations that
 // encode each protocol's known behaviour, which `rebalsim check library`
@@ -31,11 +33,12 @@
 //  2. On error, print it: each line names file:line:col, the key, what was
 //     found and what is allowed, with a suggestion for a near-miss key,
 //     member or topic. errors.As finds the *Error values for tooling.
-//  3. Hand the *sim.Scenario to the simulator, which treats it as
-//     read-only. Members expanded from one count: entry share the values
+//  3. Hand the File's *sim.Scenario to the simulator, which treats it as
+//     read-only; its Expect and Sweep are for packages check and sweeps. Members expanded from one count: entry share the values
 //     their settings point to.
 //  4. A scenario built in Go rather than read from a file should pass
-//     Validate, which applies the same rules and names fields by path.
+//     Validate (ValidateFile with expectations), which applies the same
+//     rules and names fields by path.
 //
 // Decoding is strict: unknown keys, duplicate keys, a number where a
 // duration belongs, references to undeclared members or topics, events at

@@ -7,8 +7,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 // examples holds the example library: one scenario per file, named after
@@ -35,7 +33,7 @@ func Examples() []ExampleInfo { return exampleSet.list() }
 func ExampleSource(name string) ([]byte, error) { return exampleSet.source(name) }
 
 // Example loads the named example scenario.
-func Example(name string) (*sim.Scenario, error) { return exampleSet.load(name) }
+func Example(name string) (*File, error) { return exampleSet.load(name) }
 
 func exampleNames() []string { return exampleSet.names() }
 
@@ -89,7 +87,7 @@ func (c collection) source(name string) ([]byte, error) {
 }
 
 // load parses the named scenario; its Source is dir/name.yaml.
-func (c collection) load(name string) (*sim.Scenario, error) {
+func (c collection) load(name string) (*File, error) {
 	data, err := c.source(name)
 	if err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func TestExampleSource(t *testing.T) {
 // TestExampleFacts pins the facts the descriptions state, so that an edit
 // of a file cannot quietly contradict its story.
 func TestExampleFacts(t *testing.T) {
-	load := func(name string) *sim.Scenario {
+	load := func(name string) *File {
 		s, err := Example(name)
 		if err != nil {
 			t.Fatal(err)

@@ -15,6 +15,42 @@ import (
 // ask for: enough for a quantile, and a cap on what a typo can cost.
 const MaxSeeds = 10_000
 
+// Expectation is one entry of a scenario's `expect:` list, checked by
+// `rebalsim check` (package check).
+type Expectation struct {
+	// Protocols limits the expectation to these runs; empty = every run.
+	Protocols []string
+	// Bounds are max_<metric> / min_<metric> keys.
+	Bounds []Bound
+	// ConvergedWithin is the liveness bound: once a disturbance has ended
+	// (the last of overlapping ones), the group is stable again within it.
+	// It differs from max_convergence_seconds, which counts from each
+	// disturbance's start.
+	ConvergedWithin    *time.Duration
+	NoDoubleOwnership  bool
+	NoZombieProcessing bool
+	// Seeds is how many seeds the expectation is checked on: the
+	// scenario's Seed, Seed+1, …, Seed+Seeds-1. 0 means 1 (the scenario's
+	// seed only).
+	Seeds int
+	// Quantile is the fraction of those seeds on which every check of the
+	// expectation must hold, in (0, 1]; 0 means 1 (every seed).
+	Quantile float64
+	Line     int
+}
+
+// Bound limits one result metric (see sim.MetricNames).
+type Bound struct {
+	Metric string
+	// Max is an upper bound when IsMax, else a lower bound.
+	IsMax bool
+	Value float64
+	// FractionOf, when set, makes the bound relative: the metric is
+	// compared with Value × the same metric of the run of protocol
+	// FractionOf on the same seed (`{fraction_of: eager, value: 0.5}`).
+	FractionOf string
+}
+
 // expectKeys lists the keys of an expect: entry: the checks, then a max_
 // and a min_ bound for every metric of the results contract.
 func expectKeys() []string {
@@ -27,7 +63,7 @@ func expectKeys() []string {
 	return keys
 }
 
-func (d *decoder) expectations(n *yaml.Node, s *sim.Scenario) {
+func (d *decoder) expectations(n *yaml.Node, s *File) {
 	items, ok := d.list(n, "expect", "[{no_double_ownership: true}]")
 	if !ok {
 		return
@@ -41,7 +77,7 @@ func (d *decoder) expectations(n *yaml.Node, s *sim.Scenario) {
 		}
 		it = d.value(it)
 		d.mark(path, it)
-		x := sim.Expectation{Line: it.Line}
+		x := Expectation{Line: it.Line}
 		// Bounds keep the file's order, so reports list them as written.
 		for _, e := range f.entries {
 			d.mark(path+"."+e.key, e.val)
@@ -64,7 +100,7 @@ func (d *decoder) expectations(n *yaml.Node, s *sim.Scenario) {
 				x.Quantile, _ = d.number(e.val, e.key)
 			default:
 				isMax := strings.HasPrefix(e.key, "max_")
-				b := sim.Bound{Metric: e.key[len("max_"):], IsMax: isMax}
+				b := Bound{Metric: e.key[len("max_"):], IsMax: isMax}
 				if d.bound(e.val, e.key, path+"."+e.key, &b) {
 					x.Bounds = append(x.Bounds, b)
 				}
@@ -78,7 +114,7 @@ func (d *decoder) expectations(n *yaml.Node, s *sim.Scenario) {
 // another protocol's run on the same seed, {fraction_of: eager, value: 0.5}.
 // Metrics are plain numbers (seconds for the *_seconds ones), so a duration
 // here is a near miss worth explaining.
-func (d *decoder) bound(n *yaml.Node, key, path string, b *sim.Bound) bool {
+func (d *decoder) bound(n *yaml.Node, key, path string, b *Bound) bool {
 	v := d.value(n)
 	if v == nil {
 		return false

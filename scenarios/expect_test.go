@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 func TestParseExpectations(t *testing.T) {
@@ -19,13 +17,13 @@ func TestParseExpectations(t *testing.T) {
     min_member_idle_seconds: {value: 0, fraction_of: eager}
     max_convergence_seconds: 12.5
 `)
-	want := []sim.Expectation{
+	want := []Expectation{
 		{ConvergedWithin: ptr(30 * time.Second), NoDoubleOwnership: true, NoZombieProcessing: true, Line: 5},
-		{Protocols: []string{"nextgen"}, Bounds: []sim.Bound{
+		{Protocols: []string{"nextgen"}, Bounds: []Bound{
 			{Metric: "moved_partitions", IsMax: true, Value: 3},
 			{Metric: "rebalances", Value: 1},
 		}, Seeds: 20, Quantile: 0.9, Line: 6},
-		{Protocols: []string{"cooperative", "nextgen"}, Bounds: []sim.Bound{
+		{Protocols: []string{"cooperative", "nextgen"}, Bounds: []Bound{
 			{Metric: "downtime_partition_seconds", IsMax: true, Value: 0.5, FractionOf: "eager"},
 			{Metric: "member_idle_seconds", Value: 0, FractionOf: "eager"},
 			{Metric: "convergence_seconds", IsMax: true, Value: 12.5},
@@ -34,7 +32,7 @@ func TestParseExpectations(t *testing.T) {
 	if !reflect.DeepEqual(s.Expect, want) {
 		t.Errorf("Expect:\n got %+v\nwant %+v", s.Expect, want)
 	}
-	if err := Validate(s); err != nil {
+	if err := ValidateFile(s); err != nil {
 		t.Errorf("Validate of a parsed scenario: %v", err)
 	}
 }
@@ -77,31 +75,31 @@ func TestRejectExpectationExtensions(t *testing.T) {
 }
 
 func TestValidateExpectationExtensions(t *testing.T) {
-	good := func() *sim.Scenario { return mustParse(t, base) }
+	good := func() *File { return mustParse(t, base) }
 	cases := []struct {
 		name string
-		x    sim.Expectation
+		x    Expectation
 		want string
 	}{
-		{"negative seeds", sim.Expectation{Seeds: -1, NoDoubleOwnership: true}, "expect[0].seeds: seeds must be a whole number from 1 to 10,000, found -1"},
-		{"quantile above one", sim.Expectation{Quantile: 2, NoDoubleOwnership: true}, "expect[0].quantile: quantile is the fraction of seeds"},
-		{"comparison with an unknown protocol", sim.Expectation{Protocols: []string{"nextgen"},
-			Bounds: []sim.Bound{{Metric: "rebalances", IsMax: true, Value: 1, FractionOf: "kraft"}}},
+		{"negative seeds", Expectation{Seeds: -1, NoDoubleOwnership: true}, "expect[0].seeds: seeds must be a whole number from 1 to 10,000, found -1"},
+		{"quantile above one", Expectation{Quantile: 2, NoDoubleOwnership: true}, "expect[0].quantile: quantile is the fraction of seeds"},
+		{"comparison with an unknown protocol", Expectation{Protocols: []string{"nextgen"},
+			Bounds: []Bound{{Metric: "rebalances", IsMax: true, Value: 1, FractionOf: "kraft"}}},
 			`expect[0].max_rebalances.fraction_of: unknown protocol "kraft"`},
 	}
 	for _, tc := range cases {
 		s := good()
 		s.Source = ""
-		s.Expect = []sim.Expectation{tc.x}
-		err := Validate(s)
+		s.Expect = []Expectation{tc.x}
+		err := ValidateFile(s)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Validate = %v; want %q", tc.name, err, tc.want)
 		}
 	}
 	// Zero seeds and quantile are the defaults (1 seed, every seed).
 	s := good()
-	s.Expect = []sim.Expectation{{NoDoubleOwnership: true}}
-	if err := Validate(s); err != nil {
+	s.Expect = []Expectation{{NoDoubleOwnership: true}}
+	if err := ValidateFile(s); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }

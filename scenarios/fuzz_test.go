@@ -58,7 +58,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if err := Validate(s); err != nil {
+		if err := ValidateFile(s); err != nil {
 			t.Fatalf("Parse accepted what Validate rejects:\n%v", err)
 		}
 		if len(s.Members) > MaxMembers {

@@ -2,8 +2,6 @@ package scenarios
 
 import (
 	"embed"
-
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 // library holds the scenario library: the situations Kafka users actually
@@ -29,4 +27,4 @@ func LibrarySource(name string) ([]byte, error) { return librarySet.source(name)
 
 // LibraryScenario loads the named library scenario; its Source is
 // library/NAME.yaml.
-func LibraryScenario(name string) (*sim.Scenario, error) { return librarySet.load(name) }
+func LibraryScenario(name string) (*File, error) { return librarySet.load(name) }

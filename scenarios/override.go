@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Override sets one value of a scenario file before the file is decoded,
@@ -85,7 +83,7 @@ func ParseOverride(s string) (Override, error) {
 // ("t.yaml:9:20: session_timeout is a duration and needs a unit ... (set by
 // override session_timeout=10)"); a path that leads nowhere is an error
 // naming the nearest valid key or item.
-func ParseWith(source string, data []byte, overrides []Override) (*sim.Scenario, error) {
+func ParseWith(source string, data []byte, overrides []Override) (*File, error) {
 	if source == "" {
 		source = "<scenario>"
 	}
@@ -769,7 +767,7 @@ func (o *overrider) fixMessageLines(msg string) string {
 }
 
 // fixLines replaces made-up line numbers that reached the scenario.
-func (o *overrider) fixLines(s *sim.Scenario) {
+func (o *overrider) fixLines(s *File) {
 	fix := func(line *int) {
 		if k, ok := o.overrideOf(*line); ok {
 			*line = o.at[k][0]

@@ -33,7 +33,7 @@ events:
   - {at: 90s, rolling_restart: {members: all, interval: 20s, down: 5s}}
 `
 
-func parseWith(t *testing.T, src string, overrides ...string) (*sim.Scenario, error) {
+func parseWith(t *testing.T, src string, overrides ...string) (*File, error) {
 	t.Helper()
 	var ovs []Override
 	for _, s := range overrides {
@@ -46,7 +46,7 @@ func parseWith(t *testing.T, src string, overrides ...string) (*sim.Scenario, er
 	return ParseWith("t.yaml", []byte(src), ovs)
 }
 
-func mustParseWith(t *testing.T, src string, overrides ...string) *sim.Scenario {
+func mustParseWith(t *testing.T, src string, overrides ...string) *File {
 	t.Helper()
 	s, err := parseWith(t, src, overrides...)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestOverridePaths(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.override, func(t *testing.T) {
 			s := mustParseWith(t, sweepBase, tc.override)
-			if got := tc.check(s); !reflect.DeepEqual(got, tc.want) {
+			if got := tc.check(s.Scenario); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -126,7 +126,7 @@ func TestOverrideMembers(t *testing.T) {
 	// rolling-restart's shape: dynamic c1-c3, then static c4-c6 numbered on.
 	s := mustParseWith(t, sweepBase, "members=10")
 	want := []string{"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10"}
-	if got := memberIDs(s); !reflect.DeepEqual(got, want) {
+	if got := memberIDs(s.Scenario); !reflect.DeepEqual(got, want) {
 		t.Fatalf("members = %v, want %v", got, want)
 	}
 	for i, m := range s.Members {
@@ -141,7 +141,7 @@ func TestOverrideMembers(t *testing.T) {
 	}
 	// Odd totals: the earlier entry gets the remainder.
 	s = mustParseWith(t, sweepBase, "members=7")
-	if got := memberIDs(s); len(got) != 7 || s.Members[3].Settings.Static != nil {
+	if got := memberIDs(s.Scenario); len(got) != 7 || s.Members[3].Settings.Static != nil {
 		t.Errorf("members=7: %v, want 4 dynamic then 3 static", got)
 	}
 
@@ -149,13 +149,13 @@ func TestOverrideMembers(t *testing.T) {
 		src := "duration: 2m\ntopics: [{name: orders, partitions: 12}]\nmembers:\n  - {count: 3, id: \"c{i}\"}\n  - {id: late, start: 30s}\n"
 		s := mustParseWith(t, src, "members=50")
 		if len(s.Members) != 50 || s.Members[48].ID != "c49" || s.Members[49].ID != "late" {
-			t.Errorf("members = %d, last two %v", len(s.Members), memberIDs(s)[48:])
+			t.Errorf("members = %d, last two %v", len(s.Members), memberIDs(s.Scenario)[48:])
 		}
 	})
 	t.Run("plain ids become a count entry", func(t *testing.T) {
 		src := "duration: 2m\ntopics: [{name: orders, partitions: 12}]\nmembers: [{id: w1}, {id: w2}]\nevents: [{at: 1m, crash: w2}]\n"
 		s := mustParseWith(t, src, "members=4")
-		if got := memberIDs(s); !reflect.DeepEqual(got, []string{"w1", "w2", "w3", "w4"}) {
+		if got := memberIDs(s.Scenario); !reflect.DeepEqual(got, []string{"w1", "w2", "w3", "w4"}) {
 			t.Errorf("members = %v", got)
 		}
 	})
@@ -266,7 +266,7 @@ func TestSweepBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &sim.SweepSpec{Seeds: 20, Vary: []sim.Variation{
+	want := &SweepSpec{Seeds: 20, Vary: []Variation{
 		{Path: "members", Values: []string{"10", "50"}, Line: 22},
 		{Path: "session_timeout", Values: []string{"10s", `"45s"`}, Line: 23},
 		{Path: "latency", Values: []string{"1ms", "{dist: uniform, min: 1ms, max: 5ms}"}, Line: 24},
@@ -359,7 +359,7 @@ func FuzzParseWith(f *testing.F) {
 			}
 			return
 		}
-		if err := Validate(s); err != nil {
+		if err := ValidateFile(s); err != nil {
 			t.Fatalf("ParseWith accepted %q but Validate says: %v", override, err)
 		}
 	})

@@ -40,7 +40,7 @@ const (
 
 // LoadFile reads and parses the scenario file at path. Messages name the
 // file as path is written.
-func LoadFile(path string) (*sim.Scenario, error) {
+func LoadFile(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &Error{Source: path, Message: "cannot read the scenario: " + unwrapPathError(err)}
@@ -69,12 +69,12 @@ func unwrapPathError(err error) string {
 // messages (a file name; "<scenario>" if empty) and becomes Scenario.Source.
 // Keys the file leaves out get their defaults, so the result is complete:
 // every GroupConfig field is filled, and a zero there means zero.
-func Parse(source string, data []byte) (*sim.Scenario, error) {
+func Parse(source string, data []byte) (*File, error) {
 	return ParseWith(source, data, nil)
 }
 
 // decodeRoot is what parsing does once the YAML is read: decode, then check.
-func decodeRoot(source string, root *yaml.Node) (*sim.Scenario, error) {
+func decodeRoot(source string, root *yaml.Node) (*File, error) {
 	d := &decoder{source: source, nodes: map[string]*yaml.Node{}}
 	s := d.scenario(root)
 	if len(d.errs) > 0 {
@@ -105,7 +105,7 @@ func topKeys() []string {
 // scenario decodes the top-level mapping. Sections are read in dependency
 // order, not file order: events refer to members, and members: all needs
 // them all.
-func (d *decoder) scenario(root *yaml.Node) *sim.Scenario {
+func (d *decoder) scenario(root *yaml.Node) *File {
 	s := &sim.Scenario{
 		Source:    d.source,
 		Name:      strings.TrimSuffix(strings.TrimSuffix(filepath.Base(d.source), ".yaml"), ".yml"),
@@ -114,9 +114,10 @@ func (d *decoder) scenario(root *yaml.Node) *sim.Scenario {
 		Network:   sim.NetworkSpec{Latency: sim.Distribution{Kind: sim.DistConstant, Value: defaultLatency}},
 		Group:     sim.DefaultGroupConfig(),
 	}
+	file := &File{Scenario: s}
 	f, ok := d.mapping(root, "the scenario", topKeys())
 	if !ok {
-		return s
+		return file
 	}
 	d.mark("", root)
 	if e := f.get("name"); e != nil {
@@ -169,13 +170,13 @@ func (d *decoder) scenario(root *yaml.Node) *sim.Scenario {
 	}
 	if e := f.get("expect"); e != nil {
 		d.mark("expect", e.val)
-		d.expectations(e.val, s)
+		d.expectations(e.val, file)
 	}
 	if e := f.get("sweep"); e != nil && !isNull(d.value(e.val)) {
 		d.mark("sweep", e.val)
-		d.sweep(e.val, s, root)
+		d.sweep(e.val, file, root)
 	}
-	return s
+	return file
 }
 
 func (d *decoder) seed(n *yaml.Node) (uint64, bool) {

@@ -13,7 +13,7 @@ import (
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-func mustParse(t *testing.T, src string) *sim.Scenario {
+func mustParse(t *testing.T, src string) *File {
 	t.Helper()
 	s, err := Parse("t.yaml", []byte(src))
 	if err != nil {
@@ -68,35 +68,37 @@ func TestParseDesignScenario(t *testing.T) {
 		MaxPollInterval:   ptr(5 * time.Minute),
 		ProcessingRate:    ptr(2000.0),
 	}
-	want := &sim.Scenario{
-		Name:        "scale-out",
-		Description: "three consumers share 12 partitions; a fourth joins",
-		Seed:        1,
-		Duration:    5 * time.Minute,
-		Protocols:   []string{"eager", "cooperative", "nextgen"},
-		Topics:      []sim.TopicSpec{{Name: "orders", Partitions: 12, Rate: 1000}},
-		Network: sim.NetworkSpec{Latency: sim.Distribution{
-			Kind: sim.DistLogNormal, Median: 2 * time.Millisecond, P99: 20 * time.Millisecond}},
-		Defaults: defaults,
-		Group:    sim.DefaultGroupConfig(),
-		Members: []sim.MemberSpec{
-			{ID: "c1", Line: 22},
-			{ID: "c2", Line: 23},
-			{ID: "c3", Line: 23},
-			{ID: "c4", Start: 30 * time.Second, Line: 24},
+	want := &File{
+		Scenario: &sim.Scenario{
+			Name:        "scale-out",
+			Description: "three consumers share 12 partitions; a fourth joins",
+			Seed:        1,
+			Duration:    5 * time.Minute,
+			Protocols:   []string{"eager", "cooperative", "nextgen"},
+			Topics:      []sim.TopicSpec{{Name: "orders", Partitions: 12, Rate: 1000}},
+			Network: sim.NetworkSpec{Latency: sim.Distribution{
+				Kind: sim.DistLogNormal, Median: 2 * time.Millisecond, P99: 20 * time.Millisecond}},
+			Defaults: defaults,
+			Group:    sim.DefaultGroupConfig(),
+			Members: []sim.MemberSpec{
+				{ID: "c1", Line: 22},
+				{ID: "c2", Line: 23},
+				{ID: "c3", Line: 23},
+				{ID: "c4", Start: 30 * time.Second, Line: 24},
+			},
+			Events: []sim.Event{
+				{At: time.Minute, Kind: sim.EventCrash, Members: []string{"c2"}, Line: 26},
+				{At: 90 * time.Second, Kind: sim.EventPause, Members: []string{"c3"}, For: 12 * time.Second, Line: 27},
+				{At: 2 * time.Minute, Kind: sim.EventRollingRestart, Members: []string{"c1", "c2", "c3", "c4"},
+					Interval: 20 * time.Second, For: 5 * time.Second, Graceful: true, Line: 28},
+			},
+			Source: "t.yaml",
 		},
-		Events: []sim.Event{
-			{At: time.Minute, Kind: sim.EventCrash, Members: []string{"c2"}, Line: 26},
-			{At: 90 * time.Second, Kind: sim.EventPause, Members: []string{"c3"}, For: 12 * time.Second, Line: 27},
-			{At: 2 * time.Minute, Kind: sim.EventRollingRestart, Members: []string{"c1", "c2", "c3", "c4"},
-				Interval: 20 * time.Second, For: 5 * time.Second, Graceful: true, Line: 28},
-		},
-		Expect: []sim.Expectation{
+		Expect: []Expectation{
 			{Protocols: []string{"cooperative", "nextgen"}, ConvergedWithin: ptr(30 * time.Second),
-				Bounds: []sim.Bound{{Metric: "moved_partitions", IsMax: true, Value: 3}}, Line: 30},
+				Bounds: []Bound{{Metric: "moved_partitions", IsMax: true, Value: 3}}, Line: 30},
 			{NoDoubleOwnership: true, Line: 31},
 		},
-		Source: "t.yaml",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Parse(DESIGN.md example):\n got %+v\nwant %+v", got, want)

@@ -4,12 +4,35 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/rebalsim/rebalsim/sim"
 )
 
 // MaxSweepSeeds bounds the seeds: of a sweep block.
 const MaxSweepSeeds = 1_000_000_000
+
+// SweepSpec is a scenario's `sweep:` block: the grid of variations and the
+// number of seeds `rebalsim sweep` runs at each grid point. A single run
+// (sim.Run, rebalsim run) ignores it.
+type SweepSpec struct {
+	// Seeds is how many seeds each grid point runs, counting up from the
+	// scenario's seed; 0 means the block does not say.
+	Seeds int
+	// Vary lists the varied values in file order. The grid is their
+	// Cartesian product, the first variation changing slowest.
+	Vary []Variation
+}
+
+// Variation is one varied scenario value: a path into the scenario file,
+// as Override understands it ("members",
+// "defaults.session_timeout", "topics.orders.partitions",
+// "events[1].pause.for"), and the values it takes.
+type Variation struct {
+	Path string
+	// Values are YAML values as they would be written in the file
+	// ("10s", "50", "[range]"), in the order the grid visits them.
+	Values []string
+	// Line is the source line of the entry (0 if unknown).
+	Line int
+}
 
 // A scenario's sweep: block says what `rebalsim sweep` varies:
 //
@@ -24,12 +47,12 @@ const MaxSweepSeeds = 1_000_000_000
 // (a path that leads nowhere is an error at its key); each value is
 // checked when the sweep builds its grid point, by decoding the file with
 // the value in place.
-func (d *decoder) sweep(n *yaml.Node, s *sim.Scenario, root *yaml.Node) {
+func (d *decoder) sweep(n *yaml.Node, s *File, root *yaml.Node) {
 	f, ok := d.mapping(n, "sweep", []string{"seeds", "vary"})
 	if !ok {
 		return
 	}
-	spec := &sim.SweepSpec{}
+	spec := &SweepSpec{}
 	if e := f.get("seeds"); e != nil {
 		d.mark("sweep.seeds", e.val)
 		if v, ok := d.integer(e.val, "seeds", 1, MaxSweepSeeds); ok {
@@ -43,7 +66,7 @@ func (d *decoder) sweep(n *yaml.Node, s *sim.Scenario, root *yaml.Node) {
 	s.Sweep = spec
 }
 
-func (d *decoder) variations(n *yaml.Node, root *yaml.Node) []sim.Variation {
+func (d *decoder) variations(n *yaml.Node, root *yaml.Node) []Variation {
 	m := d.value(n)
 	if m == nil || isNull(m) {
 		return nil
@@ -52,7 +75,7 @@ func (d *decoder) variations(n *yaml.Node, root *yaml.Node) []sim.Variation {
 		d.failf(m, "vary must be a mapping of paths to lists of values, such as {members: [10, 50], session_timeout: [10s, 45s]}, found %s", describe(m))
 		return nil
 	}
-	var out []sim.Variation
+	var out []Variation
 	seen := map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := d.value(m.Content[i])
@@ -81,7 +104,7 @@ func (d *decoder) variations(n *yaml.Node, root *yaml.Node) []sim.Variation {
 			d.failf(d.value(m.Content[i+1]), "vary %s lists no values; give at least one", short(path))
 			continue
 		}
-		v := sim.Variation{Path: path, Line: k.Line}
+		v := Variation{Path: path, Line: k.Line}
 		values := map[string]bool{}
 		for _, it := range items {
 			if it = d.value(it); it == nil {
@@ -107,7 +130,7 @@ func (d *decoder) variations(n *yaml.Node, root *yaml.Node) []sim.Variation {
 // checkVariation applies each value of v to a copy of the file's tree and
 // returns the first problem with the path itself (an unknown key, a
 // missing list item), or "".
-func checkVariation(root *yaml.Node, v sim.Variation) string {
+func checkVariation(root *yaml.Node, v Variation) string {
 	for _, value := range v.Values {
 		o := &overrider{root: copyNode(root, 0)}
 		if err := o.apply(Override{Path: v.Path, Value: value}); err != nil {

@@ -22,10 +22,16 @@ import (
 // zero GroupConfig fields (Kafka's broker defaults). Validate does not
 // change s.
 func Validate(s *sim.Scenario) error {
-	if s == nil {
+	return ValidateFile(&File{Scenario: s})
+}
+
+// ValidateFile is Validate for a scenario with its expectations and sweep
+// block, as Parse checks a file.
+func ValidateFile(f *File) error {
+	if f == nil || f.Scenario == nil {
 		return &Error{Source: "scenario", Message: "the scenario is nil"}
 	}
-	c := newChecker(s, nil)
+	c := newChecker(f, nil)
 	c.run()
 	return c.err()
 }
@@ -44,7 +50,7 @@ type locator interface {
 // something declared, times inside the horizon, and the limits. Every rule
 // lives here once, for files and for scenarios built in Go.
 type checker struct {
-	s     *sim.Scenario
+	s     *File
 	loc   locator
 	label string
 	errs  []*Error
@@ -53,7 +59,7 @@ type checker struct {
 	memberIndex map[string]int
 }
 
-func newChecker(s *sim.Scenario, loc locator) *checker {
+func newChecker(s *File, loc locator) *checker {
 	label := s.Source
 	if label == "" {
 		label = "scenario"
@@ -543,7 +549,7 @@ func (c *checker) checkExpectations() {
 // checkComparison checks a bound relative to another protocol's run: the
 // reference must be a protocol the scenario runs, and the expectation must
 // name the runs it applies to, without the reference itself.
-func (c *checker) checkComparison(path, key string, x sim.Expectation, b sim.Bound) {
+func (c *checker) checkComparison(path, key string, x Expectation, b Bound) {
 	at := path + "." + key + ".fraction_of"
 	switch {
 	case !slices.Contains(protocolNames(), b.FractionOf):

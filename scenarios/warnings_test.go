@@ -12,7 +12,7 @@ func TestWarningsNameARollingRestartCutByTheHorizon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := Warnings(sc)
+	ws := Warnings(sc.Scenario)
 	if len(ws) != 1 || !strings.Contains(ws[0], "reaches 3 of its 4 members before the 1m horizon") {
 		t.Fatalf("warnings = %q", ws)
 	}
@@ -21,7 +21,7 @@ func TestWarningsNameARollingRestartCutByTheHorizon(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ws := Warnings(sc); len(ws) != 0 {
+		if ws := Warnings(sc.Scenario); len(ws) != 0 {
 			t.Errorf("example %s warns: %q", name, ws)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // sample records one point of the chart series.
-func (w *World) sample(s *Series) {
+func (w *world) sample(s *Series) {
 	now := w.k.Now()
 	s.Times = append(s.Times, sec(now))
 	s.Processing = append(s.Processing, w.ledger.ProcessingFraction())
@@ -20,7 +20,7 @@ func (w *World) sample(s *Series) {
 
 // convergedAt returns the first instant at or after t when the group was
 // converged, and whether it ever was.
-func (w *World) convergedAt(t time.Duration) (time.Duration, bool) {
+func (w *world) convergedAt(t time.Duration) (time.Duration, bool) {
 	i := sort.Search(len(w.flips), func(i int) bool { return w.flips[i].at > t }) - 1
 	if i >= 0 && w.flips[i].ok {
 		return t, true
@@ -35,7 +35,7 @@ func (w *World) convergedAt(t time.Duration) (time.Duration, bool) {
 
 // unstableBetween reports whether the group was unconverged at any instant
 // of [a, b].
-func (w *World) unstableBetween(a, b time.Duration) bool {
+func (w *world) unstableBetween(a, b time.Duration) bool {
 	i := sort.Search(len(w.flips), func(i int) bool { return w.flips[i].at > a }) - 1
 	if i >= 0 && !w.flips[i].ok {
 		return true
@@ -48,7 +48,7 @@ func (w *World) unstableBetween(a, b time.Duration) bool {
 	return false
 }
 
-func (w *World) result(series *Series) *Result {
+func (w *world) result(series *Series) *Result {
 	l := w.ledger
 	horizon := w.sc.Duration
 	l.finish()
@@ -68,21 +68,10 @@ func (w *World) result(series *Series) *Result {
 	}
 	m := &r.Metrics
 	m.Rebalances = w.rebalances
-	m.MovedPartitions = l.moved
-	m.Revocations = l.revocations
-	// Sums run in partition order so that floating-point results do not
-	// depend on the order events happened to touch partitions.
-	for _, p := range l.parts {
-		m.DowntimePartitionSeconds += p.downtime
-		m.MaxPartitionGapSeconds = max(m.MaxPartitionGapSeconds, p.maxGap)
-		m.DoubleOwnershipSeconds += p.doubleSec
-		m.ZombieProcessingSeconds += p.zombieSec
-		m.DuplicateRecords += p.duplicates
-	}
+	l.partitionMetrics(m)
 	for _, p := range w.procs {
 		m.MemberIdleSeconds += p.idleTotal
 	}
-	m.PeakLagRecords = l.peakLag
 	m.LagRecoverySeconds = lagRecovery(series, sec(l.windowStart))
 	m.Converged = true
 	for _, d := range w.disturbances {
@@ -133,7 +122,7 @@ func (w *World) result(series *Series) *Result {
 
 // notConvergedFinding names the members and partitions still pending at
 // the horizon.
-func (w *World) notConvergedFinding() Finding {
+func (w *world) notConvergedFinding() Finding {
 	f := Finding{Kind: "not_converged", At: sec(w.sc.Duration)}
 	for _, p := range w.procs {
 		if !p.ready {
@@ -153,7 +142,7 @@ func (w *World) notConvergedFinding() Finding {
 	return f
 }
 
-func (w *World) zombieFinding() Finding {
+func (w *world) zombieFinding() Finding {
 	l := w.ledger
 	f := Finding{Kind: "zombie_processing", At: sec(l.firstZombie), Members: l.zombieMembers,
 		Detail: "a member the coordinator had fenced or removed went on processing partitions it believed it owned"}

@@ -115,10 +115,10 @@ func setDuration(dst *time.Duration, v *time.Duration) {
 	}
 }
 
-// ResolveConfig computes a member's configuration: Kafka's defaults, then
+// resolveConfig computes a member's configuration: Kafka's defaults, then
 // the run's protocol shorthand, then the scenario defaults, then the
 // member's own settings, then every `set:` patch applied so far.
-func ResolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []ConsumerSettings) (ConsumerConfig, error) {
+func resolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []ConsumerSettings) (ConsumerConfig, error) {
 	c := DefaultConsumerConfig(m.ID)
 	if err := applyShorthand(&c, protocol); err != nil {
 		return c, err

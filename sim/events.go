@@ -10,7 +10,7 @@ import (
 
 // schedule turns one scenario event into kernel events and records it as a
 // disturbance.
-func (w *World) schedule(ev Event) {
+func (w *world) schedule(ev Event) {
 	label := fmt.Sprintf("%s %s", ev.Kind, strings.Join(ev.Members, ","))
 	end := ev.At + ev.For
 	switch ev.Kind {
@@ -59,14 +59,14 @@ func (w *World) schedule(ev Event) {
 	w.disturb(Disturbance{Kind: string(ev.Kind), Members: ev.Members, Start: sec(ev.At), End: sec(end), Label: label})
 }
 
-func (w *World) disturb(d Disturbance) {
+func (w *world) disturb(d Disturbance) {
 	w.disturbances = append(w.disturbances, d)
 }
 
-func (w *World) proc(name string) *process { return w.procs[w.byName[name]] }
+func (w *world) proc(name string) *process { return w.procs[w.byName[name]] }
 
 // forEach schedules fn for every target member at the event's time.
-func (w *World) forEach(ev Event, fn func(p *process)) {
+func (w *world) forEach(ev Event, fn func(p *process)) {
 	w.k.At(ev.At, func() {
 		for _, name := range ev.Members {
 			if i, ok := w.byName[name]; ok {
@@ -76,7 +76,7 @@ func (w *World) forEach(ev Event, fn func(p *process)) {
 	})
 }
 
-func (w *World) scheduleRestart(p *process, at, down time.Duration, graceful bool, set ConsumerSettings) {
+func (w *world) scheduleRestart(p *process, at, down time.Duration, graceful bool, set ConsumerSettings) {
 	w.k.At(at, func() {
 		if !p.alive {
 			return
@@ -101,7 +101,7 @@ func (w *World) scheduleRestart(p *process, at, down time.Duration, graceful boo
 
 // pause freezes the whole process, both threads, for d: a stop-the-world
 // garbage collection.
-func (w *World) pause(p *process, d time.Duration) {
+func (w *world) pause(p *process, d time.Duration) {
 	w.block(p, &p.paused, &p.pausedUntil, "pause", d, func() {
 		if w.traceOn() {
 			w.emit(traceRecord{Event: "resume", Member: p.name})
@@ -115,14 +115,14 @@ func (w *World) pause(p *process, d time.Duration) {
 
 // stall blocks the application thread for d (slow processing); the
 // background thread goes on.
-func (w *World) stall(p *process, d time.Duration) {
+func (w *world) stall(p *process, d time.Duration) {
 	w.block(p, &p.stalled, &p.stalledUntil, "stall", d, nil)
 }
 
 // block sets *on until d from now (an overlapping block only extends it)
 // and, when it ends, runs wake, delivers what waited and resumes the
 // application thread.
-func (w *World) block(p *process, on *bool, until *time.Duration, kind string, d time.Duration, wake func()) {
+func (w *world) block(p *process, on *bool, until *time.Duration, kind string, d time.Duration, wake func()) {
 	if !p.alive {
 		return
 	}
@@ -155,18 +155,18 @@ func (w *World) block(p *process, on *bool, until *time.Duration, kind string, d
 // after a pause or a stall. poll() runs the rebalance callbacks queued in
 // the meantime before it returns any record, so processing waits until
 // they are done (see finishCallback).
-func (w *World) resumeApp(p *process) {
+func (w *world) resumeApp(p *process) {
 	p.catchingUp = p.appBusy || len(p.callbacks) > 0
 	w.syncProcess(p)
 	w.update(p)
 }
 
 // syncProcess tells the ledger whether p can process records.
-func (w *World) syncProcess(p *process) {
+func (w *world) syncProcess(p *process) {
 	w.ledger.SetProcess(p.idx, p.alive, p.paused, p.stalled || p.catchingUp)
 }
 
-func (w *World) addPartitions(topic string, n int32) {
+func (w *world) addPartitions(topic string, n int32) {
 	for i, t := range w.metadata {
 		if t.Name != topic || n <= t.Partitions {
 			continue
@@ -186,7 +186,7 @@ func (w *World) addPartitions(topic string, n int32) {
 	w.release(out)
 }
 
-func (w *World) subscribed(topic string) bool {
+func (w *world) subscribed(topic string) bool {
 	for _, p := range w.procs {
 		if p.alive {
 			for _, t := range p.cfg.Subscription {
@@ -199,7 +199,7 @@ func (w *World) subscribed(topic string) bool {
 	return false
 }
 
-func (w *World) subscribe(p *process, topics []string) {
+func (w *world) subscribe(p *process, topics []string) {
 	ts := append([]string(nil), topics...)
 	p.patches = append(p.patches, ConsumerSettings{Subscription: &ts})
 	p.cfg.Subscription = ts

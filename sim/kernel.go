@@ -4,7 +4,7 @@ import (
 	"time"
 )
 
-// Kernel is the discrete-event core: a virtual clock and a queue of pending
+// kernel is the discrete-event core: a virtual clock and a queue of pending
 // events ordered by (time, key). It is single-threaded by design; a run
 // never starts a goroutine, so the order of events is the whole truth
 // about what happened.
@@ -14,7 +14,7 @@ import (
 // drawn from a random stream, so they run in a seed-determined but
 // otherwise arbitrary order. (Two equal 64-bit draws for the same instant
 // would still run in an order fixed by the seed.)
-type Kernel struct {
+type kernel struct {
 	now time.Duration
 	seq uint64
 	// Pending events wait in one of four queues, or in a lane (below).
@@ -65,27 +65,27 @@ type Kernel struct {
 	afterEach func()
 }
 
-// EventID identifies a scheduled event so that it can be cancelled.
-type EventID uint64
+// eventID identifies a scheduled event so that it can be cancelled.
+type eventID uint64
 
-// NewKernel returns a kernel at virtual time zero.
-func NewKernel() *Kernel {
-	return &Kernel{}
+// newKernel returns a kernel at virtual time zero.
+func newKernel() *kernel {
+	return &kernel{}
 }
 
 // ShuffleTies makes the kernel order simultaneous events by draws from next
 // instead of by scheduling order.
-func (k *Kernel) ShuffleTies(next func() uint64) { k.shuffle = next }
+func (k *kernel) ShuffleTies(next func() uint64) { k.shuffle = next }
 
 // AfterEach sets a function to run after every event: the place for
 // invariant checks that must see every state the run passes through.
-func (k *Kernel) AfterEach(fn func()) { k.afterEach = fn }
+func (k *kernel) AfterEach(fn func()) { k.afterEach = fn }
 
 // Now is the current virtual time.
-func (k *Kernel) Now() time.Duration { return k.now }
+func (k *kernel) Now() time.Duration { return k.now }
 
 // Executed is the number of events run so far.
-func (k *Kernel) Executed() uint64 { return k.executed }
+func (k *kernel) Executed() uint64 { return k.executed }
 
 // handler is what an event does when it runs. One-off actions are plain
 // funcs (funcHandler); the simulator's most frequent events, message
@@ -99,9 +99,9 @@ func (f funcHandler) fire() { f() }
 
 // At schedules fn at virtual time t (clamped to now: the past cannot be
 // scheduled) and returns an id for Cancel.
-func (k *Kernel) At(t time.Duration, fn func()) EventID { return k.schedule(t, funcHandler(fn)) }
+func (k *kernel) At(t time.Duration, fn func()) eventID { return k.schedule(t, funcHandler(fn)) }
 
-func (k *Kernel) schedule(t time.Duration, h handler) EventID {
+func (k *kernel) schedule(t time.Duration, h handler) eventID {
 	if t < k.now {
 		t = k.now
 	}
@@ -128,7 +128,7 @@ func (k *Kernel) schedule(t time.Duration, h handler) EventID {
 	default:
 		k.soon.push(e)
 	}
-	return EventID(k.seq)
+	return eventID(k.seq)
 }
 
 // slot is a queued event's handler and sequence number.
@@ -138,7 +138,7 @@ type slot struct {
 }
 
 // take frees slot i and returns its handler and sequence number.
-func (k *Kernel) take(i uint32) (handler, uint64) {
+func (k *kernel) take(i uint32) (handler, uint64) {
 	s := k.slots[i]
 	k.slots[i].h = nil
 	k.freeSlots = append(k.freeSlots, i)
@@ -146,12 +146,12 @@ func (k *Kernel) take(i uint32) (handler, uint64) {
 }
 
 // After schedules fn d after now.
-func (k *Kernel) After(d time.Duration, fn func()) EventID { return k.At(k.now+d, fn) }
+func (k *kernel) After(d time.Duration, fn func()) eventID { return k.At(k.now+d, fn) }
 
 // Cancel stops a scheduled event from running. Cancelling an event that
 // already ran is a no-op. Cancellation is lazy: the event stays queued and is
 // dropped when it reaches the head, which keeps Cancel O(1).
-func (k *Kernel) Cancel(id EventID) {
+func (k *kernel) Cancel(id eventID) {
 	if id == 0 || uint64(id) > k.seq {
 		return
 	}
@@ -162,14 +162,14 @@ func (k *Kernel) Cancel(id EventID) {
 	k.canceled[word] |= 1 << (uint64(id) % 64)
 }
 
-func (k *Kernel) isCanceled(seq uint64) bool {
+func (k *kernel) isCanceled(seq uint64) bool {
 	word := seq / 64
 	return word < uint64(len(k.canceled)) && k.canceled[word]&(1<<(seq%64)) != 0
 }
 
 // Step runs the next event, if any at or before until, and reports whether
 // it ran one.
-func (k *Kernel) Step(until time.Duration) bool {
+func (k *kernel) Step(until time.Duration) bool {
 	for {
 		ev, ok := k.popNext(until)
 		if !ok {
@@ -200,7 +200,7 @@ const (
 
 // popNext removes and returns the earliest pending event if it is due at
 // or before until.
-func (k *Kernel) popNext(until time.Duration) (event, bool) {
+func (k *kernel) popNext(until time.Duration) (event, bool) {
 	var head *event
 	from := 0
 	if k.inOrder.len() > 0 {
@@ -241,7 +241,7 @@ const (
 // pushLater queues e, scheduled delay ahead, for the later heap: in the
 // lane of its delay if it comes in order there, or in a free one of its
 // two lanes if the delay repeats.
-func (k *Kernel) pushLater(e event, delay time.Duration) {
+func (k *kernel) pushLater(e event, delay time.Duration) {
 	i, j := lanesOf(delay)
 	if k.laneDelay[j] == delay {
 		i = j
@@ -286,7 +286,7 @@ func lanesOf(delay time.Duration) (int, int) {
 
 // popLater removes the later heap's first event. If it heads a lane, the
 // lane's next event replaces it in the heap.
-func (k *Kernel) popLater() event {
+func (k *kernel) popLater() event {
 	top := *k.later.peek()
 	if top.lane == 0 {
 		return k.later.pop()
@@ -308,7 +308,7 @@ func (k *Kernel) popLater() event {
 
 // RunUntil runs every event up to and including time until, then advances
 // the clock to until.
-func (k *Kernel) RunUntil(until time.Duration) {
+func (k *kernel) RunUntil(until time.Duration) {
 	for k.Step(until) {
 	}
 	if k.now < until {

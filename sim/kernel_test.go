@@ -10,7 +10,7 @@ import (
 )
 
 func TestKernelOrdersByTimeThenSequence(t *testing.T) {
-	k := NewKernel()
+	k := newKernel()
 	var got []string
 	k.At(2*time.Second, func() { got = append(got, "b") })
 	k.At(1*time.Second, func() { got = append(got, "a") })
@@ -80,12 +80,12 @@ func TestEventQueueMatchesSortedOrder(t *testing.T) {
 func TestKernelRunsEventsInOrder(t *testing.T) {
 	type ran struct {
 		at time.Duration
-		id EventID
+		id eventID
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	k := NewKernel()
+	k := newKernel()
 	var got []ran
-	pending := map[EventID]bool{}
+	pending := map[eventID]bool{}
 	var schedule func(depth int)
 	schedule = func(depth int) {
 		var d time.Duration
@@ -103,7 +103,7 @@ func TestKernelRunsEventsInOrder(t *testing.T) {
 			// are lanes, so that lanes fill, drain and change hands.
 			d = []time.Duration{time.Second, 3 * time.Second, 10 * time.Second, 30 * time.Second, 45 * time.Second, time.Minute}[r.IntN(6)]
 		}
-		var id EventID
+		var id eventID
 		id = k.After(d, func() {
 			got = append(got, ran{k.Now(), id})
 			delete(pending, id)
@@ -138,7 +138,7 @@ func TestKernelRunsEventsInOrder(t *testing.T) {
 }
 
 func TestKernelRunUntilStopsAtHorizon(t *testing.T) {
-	k := NewKernel()
+	k := newKernel()
 	ran := false
 	k.At(5*time.Second, func() { ran = true })
 	k.RunUntil(4 * time.Second)
@@ -149,8 +149,8 @@ func TestKernelRunUntilStopsAtHorizon(t *testing.T) {
 
 func TestKernelShuffleTiesIsSeededPermutation(t *testing.T) {
 	order := func(seed uint64) []int {
-		k := NewKernel()
-		r := NewStreams(seed).Stream("kernel/ties")
+		k := newKernel()
+		r := newStreams(seed).Stream("kernel/ties")
 		k.ShuffleTies(r.Uint64)
 		var got []int
 		for i := 0; i < 20; i++ {
@@ -175,7 +175,7 @@ func TestKernelShuffleTiesIsSeededPermutation(t *testing.T) {
 }
 
 func TestStreamsAreNamedAndReproducible(t *testing.T) {
-	s := NewStreams(7)
+	s := newStreams(7)
 	a, b, c := s.Stream("net/c1"), s.Stream("net/c1"), s.Stream("net/c2")
 	for i := 0; i < 10; i++ {
 		x, y, z := a.Uint64(), b.Uint64(), c.Uint64()
@@ -189,9 +189,9 @@ func TestStreamsAreNamedAndReproducible(t *testing.T) {
 }
 
 func TestSamplerDistributions(t *testing.T) {
-	rng := NewStreams(1).Stream("test")
+	rng := newStreams(1).Stream("test")
 	med, p99 := 2*time.Millisecond, 20*time.Millisecond
-	logn := NewSampler(Distribution{Kind: DistLogNormal, Median: med, P99: p99}, rng)
+	logn := newSampler(Distribution{Kind: DistLogNormal, Median: med, P99: p99}, rng)
 	n := 20000
 	xs := make([]time.Duration, n)
 	for i := range xs {
@@ -205,13 +205,13 @@ func TestSamplerDistributions(t *testing.T) {
 	if gotP99 < p99*8/10 || gotP99 > p99*12/10 {
 		t.Errorf("lognormal p99 = %v, want about %v", gotP99, p99)
 	}
-	uni := NewSampler(Distribution{Kind: DistUniform, Min: time.Millisecond, Max: 3 * time.Millisecond}, rng)
+	uni := newSampler(Distribution{Kind: DistUniform, Min: time.Millisecond, Max: 3 * time.Millisecond}, rng)
 	for i := 0; i < 1000; i++ {
 		if d := uni.Sample(); d < time.Millisecond || d > 3*time.Millisecond {
 			t.Fatalf("uniform sample %v outside [1ms, 3ms]", d)
 		}
 	}
-	if d := NewSampler(Distribution{Kind: DistConstant, Value: 5 * time.Millisecond}, rng).Sample(); d != 5*time.Millisecond {
+	if d := newSampler(Distribution{Kind: DistConstant, Value: 5 * time.Millisecond}, rng).Sample(); d != 5*time.Millisecond {
 		t.Fatalf("constant sample = %v", d)
 	}
 }
@@ -232,7 +232,7 @@ func TestSamplerFixed(t *testing.T) {
 		{Distribution{Kind: DistLogNormal, Median: 4 * ms, P99: 4 * ms}, true, 4 * ms},
 		{Distribution{Kind: DistLogNormal, Median: 4 * ms, P99: 40 * ms}, false, 0},
 	} {
-		s := NewSampler(tc.dist, NewStreams(1).Stream("s"))
+		s := newSampler(tc.dist, newStreams(1).Stream("s"))
 		value, fixed := s.Fixed()
 		if fixed != tc.fixed || (fixed && value != tc.value) {
 			t.Errorf("%+v: Fixed() = %v, %v; want %v, %v", tc.dist, value, fixed, tc.value, tc.fixed)
@@ -246,7 +246,7 @@ func TestSamplerFixed(t *testing.T) {
 				t.Errorf("%+v: fixed at %v but drew %v", tc.dist, value, d)
 			}
 		}
-		if s.rng.Uint64() != NewStreams(1).Stream("s").Uint64() {
+		if s.rng.Uint64() != newStreams(1).Stream("s").Uint64() {
 			t.Errorf("%+v: a fixed sampler drew from its stream", tc.dist)
 		}
 	}
@@ -270,7 +270,7 @@ func BenchmarkKernelEvent(b *testing.B) {
 }
 
 func benchmarkKernelEvent(b *testing.B, pending int) {
-	k := NewKernel()
+	k := newKernel()
 	r := rand.New(rand.NewPCG(1, 2))
 	var fire func()
 	left := b.N

@@ -9,7 +9,7 @@ import (
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
-// Ledger is the protocol-neutral ground truth of a run: which process
+// ledger is the protocol-neutral ground truth of a run: which process
 // believes it owns which partition, and whether that partition is being
 // processed. It is fed only by what a real client surfaces to the
 // application (partitions assigned, revoked, lost; the process paused,
@@ -19,7 +19,7 @@ import (
 // Time accounting is lazy: each partition remembers when it was last
 // brought up to date, and is advanced to "now" just before anything that
 // could change how it accrues downtime, lag or duplicates.
-type Ledger struct {
+type ledger struct {
 	now         func() time.Duration
 	windowStart time.Duration
 	procs       []*procLedger
@@ -108,16 +108,16 @@ type partLedger struct {
 	segStart time.Duration
 }
 
-func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *Ledger {
-	return &Ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}}
+func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
+	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}}
 }
 
-func (l *Ledger) addProcess(name string, rate float64) int {
+func (l *ledger) addProcess(name string, rate float64) int {
 	l.procs = append(l.procs, &procLedger{name: name, rate: rate})
 	return len(l.procs) - 1
 }
 
-func (l *Ledger) addPartition(tp kafka.TopicPartition, rate float64, required bool) {
+func (l *ledger) addPartition(tp kafka.TopicPartition, rate float64, required bool) {
 	t := l.now()
 	p := &partLedger{tp: tp, name: tp.String(), rate: rate, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
@@ -130,7 +130,7 @@ func (l *Ledger) addPartition(tp kafka.TopicPartition, rate float64, required bo
 func sec(d time.Duration) float64 { return d.Seconds() }
 
 // overlap returns the part of [a, b] inside the measurement window.
-func (l *Ledger) overlap(a, b time.Duration) float64 {
+func (l *ledger) overlap(a, b time.Duration) float64 {
 	if a < l.windowStart {
 		a = l.windowStart
 	}
@@ -141,7 +141,7 @@ func (l *Ledger) overlap(a, b time.Duration) float64 {
 }
 
 // processingOwner returns the owner driving the lag model, or -1.
-func (l *Ledger) processingOwner(p *partLedger, idx int) int {
+func (l *ledger) processingOwner(p *partLedger, idx int) int {
 	for i := len(p.owners) - 1; i >= 0; i-- {
 		if o := p.owners[i]; l.procs[o.proc].running() && !o.revoking {
 			return i
@@ -151,7 +151,7 @@ func (l *Ledger) processingOwner(p *partLedger, idx int) int {
 }
 
 // advance brings partition idx's accounting up to now.
-func (l *Ledger) advance(idx int) {
+func (l *ledger) advance(idx int) {
 	p := l.parts[idx]
 	t := l.now()
 	if t <= p.since {
@@ -163,17 +163,13 @@ func (l *Ledger) advance(idx int) {
 	if owner < 0 && dt > 0 {
 		p.downtime += dt
 	}
-	memberOwners, zombies := 0, 0
+	zombies := 0
 	for _, o := range p.owners {
-		pr := l.procs[o.proc]
-		if pr.member > 0 && pr.alive {
-			memberOwners++
-		}
-		if pr.member == 0 && pr.running() && !o.revoking {
+		if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !o.revoking {
 			zombies++
 		}
 	}
-	if memberOwners >= 2 {
+	if l.doublyOwned(p) {
 		p.doubleSec += dt
 	}
 	p.zombieSec += float64(zombies) * dt
@@ -206,7 +202,7 @@ func (l *Ledger) advance(idx int) {
 	p.since, p.sinceLag = t, newLag
 }
 
-func (l *Ledger) lagAt(p *partLedger, t time.Duration) float64 {
+func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
 	v := p.lag + p.slope*sec(t-p.lagT)
 	if v < 0 {
 		return 0
@@ -215,19 +211,50 @@ func (l *Ledger) lagAt(p *partLedger, t time.Duration) float64 {
 }
 
 // share is the processing rate one of proc's partitions gets.
-func (l *Ledger) share(pr *procLedger) float64 {
+func (l *ledger) share(pr *procLedger) float64 {
 	if pr.processingCount == 0 {
 		return 0
 	}
 	return pr.rate / float64(pr.processingCount)
 }
 
-// refresh recomputes partition idx's derived state after a change: its lag
-// slope, whether it is converged, its timeline segment.
-func (l *Ledger) refresh(idx int) {
+// refresh recomputes partition idx's derived state after a change. Each
+// of its jobs reads the partition as it is now and keeps one piece of
+// state in step: the lag slope, the converged count, the current gap, the
+// double-ownership finding and the timeline segment.
+func (l *ledger) refresh(idx int) {
 	p := l.parts[idx]
 	t := l.now()
 	owner := l.processingOwner(p, idx)
+	double := l.doublyOwned(p)
+	l.refreshSlope(p, owner, t)
+	l.refreshConverged(p)
+	l.refreshGap(p, owner, t)
+	l.refreshSafety(idx, p, double, t)
+	if l.timeline {
+		l.refreshSegment(p, owner, double, t)
+	}
+}
+
+// current reports whether the process is a live member of the group as
+// the coordinator sees it: only such owners count for safety.
+func (p *procLedger) current() bool { return p.member > 0 && p.alive }
+
+// doublyOwned is the safety predicate: two or more current group members
+// believe they own the partition.
+func (l *ledger) doublyOwned(p *partLedger) bool {
+	n := 0
+	for _, o := range p.owners {
+		if l.procs[o.proc].current() {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// refreshSlope sets the lag slope: the production rate, less the owner's
+// share of its processing rate if someone processes the partition.
+func (l *ledger) refreshSlope(p *partLedger, owner int, t time.Duration) {
 	slope := p.rate
 	if owner >= 0 {
 		slope = p.rate - l.share(l.procs[p.owners[owner].proc])
@@ -235,11 +262,14 @@ func (l *Ledger) refresh(idx int) {
 	if slope != p.slope || t == p.lagT {
 		l.setSlope(p, slope, t)
 	}
-	// Converged: a required partition has exactly one owner, a live member;
-	// an unrequired one has none.
+}
+
+// refreshConverged keeps l.bad in step. Converged: a required partition
+// has exactly one owner, a current member; an unrequired one has none.
+func (l *ledger) refreshConverged(p *partLedger) {
 	bad := len(p.owners) != 0
 	if p.required {
-		bad = !(len(p.owners) == 1 && l.procs[p.owners[0].proc].member > 0 && l.procs[p.owners[0].proc].alive)
+		bad = !(len(p.owners) == 1 && l.procs[p.owners[0].proc].current())
 	}
 	if bad != p.isBad {
 		if bad {
@@ -249,57 +279,63 @@ func (l *Ledger) refresh(idx int) {
 		}
 		p.isBad = bad
 	}
-	// Gaps: the longest single stretch without processing.
+}
+
+// refreshGap opens or closes the partition's current stretch without
+// processing, keeping the longest one.
+func (l *ledger) refreshGap(p *partLedger, owner int, t time.Duration) {
 	if owner < 0 && !p.inGap {
 		p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
 	} else if owner >= 0 && p.inGap {
 		p.inGap = false
 		p.maxGap = math.Max(p.maxGap, sec(max(t, l.windowStart))-p.gapStart)
 	}
-	// Safety: two live members believing they own one partition.
-	memberOwners := 0
-	for _, o := range p.owners {
-		if pr := l.procs[o.proc]; pr.member > 0 && pr.alive {
-			memberOwners++
-		}
-	}
-	if memberOwners >= 2 {
-		if _, ok := l.doubleSince[idx]; !ok {
-			l.doubleSince[idx] = t
-			var names []string
-			for _, o := range p.owners {
-				names = append(names, l.procs[o.proc].name)
-			}
-			l.findings = append(l.findings, Finding{Kind: "double_ownership", Safety: true, At: sec(t), Members: names, Partitions: []string{p.name}, Detail: "two current group members believe they own " + p.name})
-		}
-	} else {
+}
+
+// refreshSafety reports a double_ownership finding when the partition
+// becomes doubly owned, once per stretch.
+func (l *ledger) refreshSafety(idx int, p *partLedger, double bool, t time.Duration) {
+	if !double {
 		delete(l.doubleSince, idx)
+		return
 	}
-	if l.timeline {
-		segOwner, segState := "", "unowned"
-		switch {
-		case memberOwners >= 2:
-			segState = "double"
-			segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
-		case owner >= 0:
-			segState = "processing"
-			segOwner = l.procs[p.owners[owner].proc].name
-		case len(p.owners) > 0:
-			segState = "stalled"
-			segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+	if _, ok := l.doubleSince[idx]; ok {
+		return
+	}
+	l.doubleSince[idx] = t
+	var names []string
+	for _, o := range p.owners {
+		names = append(names, l.procs[o.proc].name)
+	}
+	l.findings = append(l.findings, Finding{Kind: "double_ownership", Safety: true, At: sec(t), Members: names, Partitions: []string{p.name}, Detail: "two current group members believe they own " + p.name})
+}
+
+// refreshSegment closes the partition's timeline segment when its owner
+// or state changed.
+func (l *ledger) refreshSegment(p *partLedger, owner int, double bool, t time.Duration) {
+	segOwner, segState := "", "unowned"
+	switch {
+	case double:
+		segState = "double"
+		segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+	case owner >= 0:
+		segState = "processing"
+		segOwner = l.procs[p.owners[owner].proc].name
+	case len(p.owners) > 0:
+		segState = "stalled"
+		segOwner = l.procs[p.owners[len(p.owners)-1].proc].name
+	}
+	if segOwner != p.segOwner || segState != p.segState {
+		if t > p.segStart {
+			p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
 		}
-		if segOwner != p.segOwner || segState != p.segState {
-			if t > p.segStart {
-				p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
-			}
-			p.segOwner, p.segState, p.segStart = segOwner, segState, t
-		}
+		p.segOwner, p.segState, p.segStart = segOwner, segState, t
 	}
 }
 
 // setSlope rebases partition p's lag line at t with a new slope and keeps
 // the aggregate lag in step.
-func (l *Ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
+func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	l.observeLag(t)
 	cur := l.lagAt(p, t)
 	if p.active {
@@ -321,7 +357,7 @@ func (l *Ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 }
 
 // totalLag returns Σ lag at t (t must not go backwards).
-func (l *Ledger) totalLag(t time.Duration) float64 {
+func (l *ledger) totalLag(t time.Duration) float64 {
 	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
 		z := heap.Pop(&l.zeros).(zeroAt)
 		p := z.part
@@ -344,7 +380,7 @@ func (l *Ledger) totalLag(t time.Duration) float64 {
 // observeLag records the total lag at t for the peak. Between two ledger
 // changes every partition's lag is convex in time, so the total is too and
 // its maximum is at a change: observing just before each change is exact.
-func (l *Ledger) observeLag(t time.Duration) {
+func (l *ledger) observeLag(t time.Duration) {
 	if t < l.windowStart {
 		return
 	}
@@ -358,7 +394,7 @@ func (l *Ledger) observeLag(t time.Duration) {
 // indexes resolves topic-partitions to ledger indexes, skipping unknown
 // ones. Partitions come grouped by topic, so one map lookup serves a run
 // of them.
-func (l *Ledger) indexes(tps []kafka.TopicPartition) []int {
+func (l *ledger) indexes(tps []kafka.TopicPartition) []int {
 	out := make([]int, 0, len(tps))
 	topic, idx := "", []int(nil)
 	for _, tp := range tps {
@@ -374,7 +410,7 @@ func (l *Ledger) indexes(tps []kafka.TopicPartition) []int {
 
 // touchProc advances every partition proc owns, runs change, and refreshes
 // them: a change to a process can change the share of all its partitions.
-func (l *Ledger) touchProc(proc int, change func()) {
+func (l *ledger) touchProc(proc int, change func()) {
 	pr := l.procs[proc]
 	before := slices.Clone(pr.owned)
 	for _, idx := range before {
@@ -395,7 +431,7 @@ func mergeSorted(a, b []int) []int {
 	return slices.Compact(out)
 }
 
-func (l *Ledger) recount(proc int) {
+func (l *ledger) recount(proc int) {
 	pr := l.procs[proc]
 	n := 0
 	if pr.running() {
@@ -409,7 +445,7 @@ func (l *Ledger) recount(proc int) {
 }
 
 // ownershipOf returns proc's claim on partition idx, or nil.
-func (l *Ledger) ownershipOf(idx, proc int) *ownership {
+func (l *ledger) ownershipOf(idx, proc int) *ownership {
 	p := l.parts[idx]
 	for i := range p.owners {
 		if p.owners[i].proc == proc {
@@ -420,7 +456,7 @@ func (l *Ledger) ownershipOf(idx, proc int) *ownership {
 }
 
 // Assign records that proc's application was handed tps.
-func (l *Ledger) Assign(proc int, tps []kafka.TopicPartition) {
+func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	pr := l.procs[proc]
 	idxs := slices.DeleteFunc(l.indexes(tps), func(idx int) bool {
 		_, has := slices.BinarySearch(pr.owned, idx)
@@ -447,7 +483,7 @@ func (l *Ledger) Assign(proc int, tps []kafka.TopicPartition) {
 }
 
 // StartRevoke records that proc stopped processing tps to revoke them.
-func (l *Ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
+func (l *ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
 	idxs := l.indexes(tps)
 	l.touchProc(proc, func() {
 		for _, idx := range idxs {
@@ -461,7 +497,7 @@ func (l *Ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
 // Release records that proc no longer owns tps. committed tells whether
 // its last processed offsets were committed (a clean revoke by a current
 // member); otherwise the uncommitted records will be processed again.
-func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
+func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 	pr := l.procs[proc]
 	committed := revoked && pr.member > 0
 	idxs := l.indexes(tps)
@@ -490,11 +526,11 @@ func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 }
 
 // ReleaseAll drops everything proc owns without a commit (crash, lost).
-func (l *Ledger) ReleaseAll(proc int) {
+func (l *ledger) ReleaseAll(proc int) {
 	l.Release(proc, l.ownedBy(proc), false)
 }
 
-func (l *Ledger) ownedBy(proc int) []kafka.TopicPartition {
+func (l *ledger) ownedBy(proc int) []kafka.TopicPartition {
 	var out []kafka.TopicPartition
 	for _, idx := range l.procs[proc].owned {
 		out = append(out, l.parts[idx].tp)
@@ -503,7 +539,7 @@ func (l *Ledger) ownedBy(proc int) []kafka.TopicPartition {
 }
 
 // Commit records a successful commit of everything proc processed so far.
-func (l *Ledger) Commit(proc int) {
+func (l *ledger) Commit(proc int) {
 	pr := l.procs[proc]
 	if pr.member == 0 {
 		return // a fenced member's commit fails
@@ -519,7 +555,7 @@ func (l *Ledger) Commit(proc int) {
 }
 
 // SetProcess updates a process's physical state.
-func (l *Ledger) SetProcess(proc int, alive, paused, stalled bool) {
+func (l *ledger) SetProcess(proc int, alive, paused, stalled bool) {
 	pr := l.procs[proc]
 	if pr.alive == alive && pr.paused == paused && pr.stalled == stalled {
 		return
@@ -528,14 +564,14 @@ func (l *Ledger) SetProcess(proc int, alive, paused, stalled bool) {
 }
 
 // SetMember changes the count of coordinator member ids of a process.
-func (l *Ledger) SetMember(proc int, delta int) {
+func (l *ledger) SetMember(proc int, delta int) {
 	pr := l.procs[proc]
 	l.touchProc(proc, func() { pr.member += delta })
 }
 
 // SetRequired marks which partitions must be owned for the group to be
 // converged (those of topics some live member subscribes to).
-func (l *Ledger) SetRequired(required func(topic string) bool) {
+func (l *ledger) SetRequired(required func(topic string) bool) {
 	for idx, p := range l.parts {
 		r := required(p.tp.Topic)
 		if r != p.required {
@@ -547,10 +583,10 @@ func (l *Ledger) SetRequired(required func(topic string) bool) {
 }
 
 // Converged reports whether every partition is in its converged state.
-func (l *Ledger) Converged() bool { return l.bad == 0 }
+func (l *ledger) Converged() bool { return l.bad == 0 }
 
 // BadPartitions lists the partitions that are not in their converged state.
-func (l *Ledger) BadPartitions() []string {
+func (l *ledger) BadPartitions() []string {
 	var out []string
 	for _, p := range l.parts {
 		if p.isBad {
@@ -561,10 +597,10 @@ func (l *Ledger) BadPartitions() []string {
 }
 
 // Owns reports whether proc owns anything.
-func (l *Ledger) Owns(proc int) int { return len(l.procs[proc].owned) }
+func (l *ledger) Owns(proc int) int { return len(l.procs[proc].owned) }
 
 // ProcessingFraction is the fraction of partitions being processed now.
-func (l *Ledger) ProcessingFraction() float64 {
+func (l *ledger) ProcessingFraction() float64 {
 	if len(l.parts) == 0 {
 		return 0
 	}
@@ -578,7 +614,7 @@ func (l *Ledger) ProcessingFraction() float64 {
 }
 
 // finish closes every open interval at the horizon.
-func (l *Ledger) finish() {
+func (l *ledger) finish() {
 	t := l.now()
 	l.observeLag(t)
 	for idx, p := range l.parts {
@@ -592,9 +628,27 @@ func (l *Ledger) finish() {
 	}
 }
 
+// partitionMetrics fills in the metrics the ledger alone measures: moves,
+// revocations, downtime, gaps, double ownership, zombie processing,
+// duplicates and the peak lag.
+func (l *ledger) partitionMetrics(m *Metrics) {
+	m.MovedPartitions = l.moved
+	m.Revocations = l.revocations
+	// Sums run in partition order so that floating-point results do not
+	// depend on the order events happened to touch partitions.
+	for _, p := range l.parts {
+		m.DowntimePartitionSeconds += p.downtime
+		m.MaxPartitionGapSeconds = max(m.MaxPartitionGapSeconds, p.maxGap)
+		m.DoubleOwnershipSeconds += p.doubleSec
+		m.ZombieProcessingSeconds += p.zombieSec
+		m.DuplicateRecords += p.duplicates
+	}
+	m.PeakLagRecords = l.peakLag
+}
+
 // history returns every partition's history, partitions ordered by topic
 // and then numerically.
-func (l *Ledger) history() []Segment {
+func (l *ledger) history() []Segment {
 	parts := slices.Clone(l.parts)
 	slices.SortStableFunc(parts, func(a, b *partLedger) int { return a.tp.Compare(b.tp) })
 	n := 0

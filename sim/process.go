@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -17,7 +18,7 @@ type process struct {
 	// reads, the second what a step of its client or a request to the
 	// coordinator adds. (A process fills a 960-byte size class of the
 	// allocator, whose objects start on 64-byte boundaries.)
-	w *World
+	w *world
 	// cutOffUntil ends a network partition of the process.
 	cutOffUntil time.Duration
 	// fixedLatency is the latency when latencyFixed, as it is by
@@ -38,7 +39,7 @@ type process struct {
 	catchingUp  bool
 	pollPending bool
 	closing     bool
-	// Derived flags, kept in step by World.update.
+	// Derived flags, kept in step by world.update.
 	ready       bool
 	idle        bool
 	incarnation int
@@ -53,7 +54,7 @@ type process struct {
 
 	timers    timerSet
 	callbacks []Callback
-	latency   *Sampler
+	latency   *sampler
 
 	appInbox  []queuedInput
 	bgInbox   []queuedInput
@@ -69,12 +70,12 @@ type process struct {
 	finishAfterPause func()
 	appBlocked       time.Duration // when the application thread last stopped polling
 
-	autoCommit EventID
+	autoCommit eventID
 	// autoCommitIdle is set while auto-commit ticks are stopped because
 	// the member owns nothing; startedAt anchors their cadence.
 	autoCommitIdle bool
 	startedAt      time.Duration
-	closeDue       EventID
+	closeDue       eventID
 
 	pollRng *rand.Rand
 
@@ -98,14 +99,111 @@ func (p *process) runnable(t Thread) bool {
 	return p.appRunnable()
 }
 
-// clientMetrics accumulates a member's KIP-429 client metrics across its
-// incarnations.
-type clientMetrics struct {
-	rebalanceStart   time.Duration
-	inRebalance      bool
-	latencies        []float64 // ms
-	failed           int
-	lastRebalanceEnd time.Duration
-	hasRebalanced    bool
-	callbacks        [3][]float64 // ms, by CallbackKind
+func (w *world) startProcess(p *process) {
+	if p.alive {
+		return
+	}
+	cfg, err := resolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	if err == nil {
+		var c Client
+		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
+		if err == nil {
+			p.incarnation++
+			p.cfg, p.client = cfg, c
+		}
+	}
+	if err != nil {
+		w.findings = append(w.findings, Finding{Kind: "join_failure", At: sec(w.k.Now()), Members: []string{p.name}, Detail: err.Error()})
+		return
+	}
+	p.alive, p.paused, p.stalled, p.appBusy, p.closing, p.catchingUp = true, false, false, false, false, false
+	p.startedAt, p.autoCommitIdle = w.k.Now(), false
+	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
+	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
+	w.syncProcess(p)
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "process_start", Member: p.name, Detail: fmt.Sprintf("incarnation %d group_protocol=%s assignors=%v instance=%q", p.incarnation, cfg.GroupProtocol, cfg.Assignors, cfg.GroupInstanceID)})
+	}
+	w.update(p)
+	w.stepClient(p, BackgroundThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) { c.Start(env, out) }})
+	w.scheduleAutoCommit(p)
+}
+
+// scheduleAutoCommit arms the next auto-commit tick: every
+// auto_commit_interval from the start of the incarnation, inside poll().
+// A member that owns nothing has nothing to commit, so its ticks stop and
+// resume, on the same cadence, when it is assigned partitions (see
+// resumeAutoCommit): in a large group of mostly idle members those no-op
+// ticks would be a tenth of all events.
+func (w *world) scheduleAutoCommit(p *process) {
+	if !p.cfg.EnableAutoCommit || p.cfg.AutoCommitInterval <= 0 {
+		return
+	}
+	if w.ledger.Owns(p.idx) == 0 {
+		p.autoCommitIdle = true
+		return
+	}
+	now, every := w.k.Now(), p.cfg.AutoCommitInterval
+	next := p.startedAt + (((now-p.startedAt)/every)+1)*every
+	inc := p.incarnation
+	p.autoCommit = w.k.At(next, func() {
+		if p.incarnation != inc || !p.alive {
+			return
+		}
+		// Auto-commit runs inside poll(): a blocked application thread
+		// commits nothing until it polls again.
+		w.stepClient(p, AppThread, clientInput{fn: func(Client, ClientEnv, *Effects) { w.ledger.Commit(p.idx) }})
+		w.scheduleAutoCommit(p)
+	})
+}
+
+// resumeAutoCommit restarts the ticks of a member that had stopped them
+// for owning nothing.
+func (w *world) resumeAutoCommit(p *process) {
+	if p.autoCommitIdle && w.ledger.Owns(p.idx) > 0 {
+		p.autoCommitIdle = false
+		w.scheduleAutoCommit(p)
+	}
+}
+
+// stopProcess takes a process down. A crash loses what it processed since
+// its last commit; a completed close has already revoked and committed.
+func (w *world) stopProcess(p *process, clean bool) {
+	if !p.alive {
+		return
+	}
+	if clean {
+		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true)
+	} else {
+		w.ledger.ReleaseAll(p.idx)
+	}
+	w.stopTimers(&p.timers)
+	p.timers = timerSet{}
+	w.k.Cancel(p.autoCommit)
+	w.k.Cancel(p.closeDue)
+	p.alive, p.client, p.closing, p.catchingUp = false, nil, false, false
+	p.paused, p.stalled, p.appBusy, p.finishAfterPause = false, false, false, nil
+	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
+	p.incarnation++ // nothing addressed to the old life is delivered
+	w.syncProcess(p)
+	if w.traceOn() {
+		w.emit(traceRecord{Event: "process_stop", Member: p.name, Detail: map[bool]string{true: "closed", false: "killed"}[clean]})
+	}
+	w.update(p)
+}
+
+// closeProcess starts a graceful close; the process stops when the client
+// reports it closed, or after 30s (the default close timeout).
+func (w *world) closeProcess(p *process) {
+	if !p.alive || p.closing {
+		return
+	}
+	p.closing = true
+	inc := p.incarnation
+	p.closeDue = w.k.At(w.k.Now()+30*time.Second, func() {
+		if p.incarnation == inc {
+			w.stopProcess(p, false)
+		}
+	})
+	w.stepClient(p, AppThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) { c.Close(env, out) }})
 }

@@ -23,18 +23,18 @@ import (
 // Endpoint is one end of a connection: a consumer process incarnation, or
 // the group coordinator.
 type Endpoint struct {
-	// Process is the scenario member id, or CoordinatorProcess.
+	// Process is the scenario member id, or "coordinator" (Coordinator).
 	Process string `json:"process"`
 	// Incarnation counts the process's starts; a restarted process does not
 	// receive responses addressed to its previous life.
 	Incarnation int `json:"incarnation,omitempty"`
 }
 
-// CoordinatorProcess names the group coordinator's endpoint.
-const CoordinatorProcess = "coordinator"
+// coordinatorProcess names the group coordinator's endpoint.
+const coordinatorProcess = "coordinator"
 
 // Coordinator is the group coordinator's endpoint.
-var Coordinator = Endpoint{Process: CoordinatorProcess}
+var Coordinator = Endpoint{Process: coordinatorProcess}
 
 // Thread names the consumer thread that handles an input. Inputs for a
 // blocked thread wait until it runs again.

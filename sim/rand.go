@@ -10,21 +10,21 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Streams derives independent random streams from a seed and a stream name
+// streams derives independent random streams from a seed and a stream name
 // ("net/c3", "poll/c7"). Two runs with the same seed draw the same numbers
 // from a stream of the same name whatever else they do, which gives the
 // protocols common random numbers: a disturbance drawn for one protocol is
 // drawn identically for the other.
-type Streams struct {
+type streams struct {
 	seed uint64
 }
 
-// NewStreams returns the stream family of seed.
-func NewStreams(seed uint64) Streams { return Streams{seed: seed} }
+// newStreams returns the stream family of seed.
+func newStreams(seed uint64) streams { return streams{seed: seed} }
 
 // Stream returns a fresh generator for name. Calling it twice with the same
 // name gives two generators producing the same sequence.
-func (s Streams) Stream(name string) *rand.Rand {
+func (s streams) Stream(name string) *rand.Rand {
 	var buf [8]byte
 	binary.LittleEndian.PutUint64(buf[:], s.seed)
 	h := sha256.New()
@@ -34,8 +34,8 @@ func (s Streams) Stream(name string) *rand.Rand {
 	return rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[0:8]), binary.LittleEndian.Uint64(sum[8:16])))
 }
 
-// Sampler draws durations from a Distribution.
-type Sampler struct {
+// sampler draws durations from a Distribution.
+type sampler struct {
 	dist Distribution
 	rng  *rand.Rand
 	logn distuv.LogNormal
@@ -44,9 +44,9 @@ type Sampler struct {
 // z99 is the 99th percentile of the standard normal distribution.
 const z99 = 2.3263478740408408
 
-// NewSampler returns a sampler of d drawing from rng.
-func NewSampler(d Distribution, rng *rand.Rand) *Sampler {
-	s := &Sampler{dist: d, rng: rng}
+// newSampler returns a sampler of d drawing from rng.
+func newSampler(d Distribution, rng *rand.Rand) *sampler {
+	s := &sampler{dist: d, rng: rng}
 	if d.Kind == DistLogNormal {
 		// A lognormal with median m has mu = ln m; its p99 is
 		// exp(mu + z99*sigma), so sigma follows from the p99.
@@ -62,7 +62,7 @@ func NewSampler(d Distribution, rng *rand.Rand) *Sampler {
 
 // Fixed reports whether every draw is the same duration, and which; such a
 // sampler draws nothing from its stream.
-func (s *Sampler) Fixed() (time.Duration, bool) {
+func (s *sampler) Fixed() (time.Duration, bool) {
 	switch s.dist.Kind {
 	case DistUniform:
 		return s.dist.Min, s.dist.Max <= s.dist.Min
@@ -74,7 +74,7 @@ func (s *Sampler) Fixed() (time.Duration, bool) {
 }
 
 // Sample draws one duration (never negative).
-func (s *Sampler) Sample() time.Duration {
+func (s *sampler) Sample() time.Duration {
 	switch s.dist.Kind {
 	case DistUniform:
 		span := s.dist.Max - s.dist.Min

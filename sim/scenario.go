@@ -23,12 +23,6 @@ type Scenario struct {
 	Members  []MemberSpec
 	// Events are sorted by At (stable for equal times, in file order).
 	Events []Event
-	// Expect lists the scenario's expectations (the `expect:` section), in
-	// file order; `rebalsim check` evaluates them against the results.
-	Expect []Expectation
-	// Sweep is the scenario's `sweep:` block, nil when it has none; only
-	// `rebalsim sweep` reads it.
-	Sweep *SweepSpec
 	// Source is the file the scenario came from, for messages ("" if built in Go).
 	Source string
 }
@@ -222,40 +216,4 @@ type Event struct {
 	Topics []string
 	// Line is the event's source line (0 if unknown).
 	Line int
-}
-
-// Expectation is one entry of a scenario's `expect:` list, checked by
-// `rebalsim check` (package check).
-type Expectation struct {
-	// Protocols limits the expectation to these runs; empty = every run.
-	Protocols []string
-	// Bounds are max_<metric> / min_<metric> keys.
-	Bounds []Bound
-	// ConvergedWithin is the liveness bound: once a disturbance has ended
-	// (the last of overlapping ones), the group is stable again within it.
-	// It differs from max_convergence_seconds, which counts from each
-	// disturbance's start.
-	ConvergedWithin    *time.Duration
-	NoDoubleOwnership  bool
-	NoZombieProcessing bool
-	// Seeds is how many seeds the expectation is checked on: the
-	// scenario's Seed, Seed+1, …, Seed+Seeds-1. 0 means 1 (the scenario's
-	// seed only).
-	Seeds int
-	// Quantile is the fraction of those seeds on which every check of the
-	// expectation must hold, in (0, 1]; 0 means 1 (every seed).
-	Quantile float64
-	Line     int
-}
-
-// Bound limits one result metric (see MetricNames).
-type Bound struct {
-	Metric string
-	// Max is an upper bound when IsMax, else a lower bound.
-	IsMax bool
-	Value float64
-	// FractionOf, when set, makes the bound relative: the metric is
-	// compared with Value × the same metric of the run of protocol
-	// FractionOf on the same seed (`{fraction_of: eager, value: 0.5}`).
-	FractionOf string
 }

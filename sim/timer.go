@@ -14,7 +14,7 @@ import "time"
 // full of dead entries. The timer is its own kernel event handler, so
 // arming it allocates nothing either.
 type timer struct {
-	w    *World
+	w    *world
 	name string
 	// proc and incarnation name the client whose timer this is; thread is
 	// the thread it fires on.
@@ -28,7 +28,7 @@ type timer struct {
 	// eventAt.
 	pending bool
 	eventAt time.Duration
-	event   EventID
+	event   eventID
 }
 
 // timerSet holds one model's timers by name. A client has a handful,
@@ -79,7 +79,7 @@ func (s *timerSet) add(t *timer) {
 // last, when not nil, remembers the timer set last from the same place and
 // is tried before the set: a member's heartbeat re-arms its session timer
 // at the coordinator, whose timers are otherwise found by hashing names.
-func (w *World) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **timer) {
+func (w *world) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **timer) {
 	var t *timer
 	if last != nil && *last != nil && (*last).name == tr.Name {
 		t = *last
@@ -146,7 +146,7 @@ func (t *timer) expire() {
 }
 
 // stopTimers disarms every timer of timers and drops their events.
-func (w *World) stopTimers(timers *timerSet) {
+func (w *world) stopTimers(timers *timerSet) {
 	for _, t := range timers.list {
 		t.armed = false
 		if t.pending {

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/rebalsim/rebalsim/sim"
+	"github.com/rebalsim/rebalsim/scenarios"
 )
 
 // BenchmarkSweep runs the rolling-restart example with 100 members on 200
@@ -21,7 +21,7 @@ func BenchmarkSweep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := Expand("rolling-restart.yaml", data, Spec{Seeds: 200, Vary: []sim.Variation{{Path: "members", Values: []string{"100"}}}})
+	g, err := Expand("rolling-restart.yaml", data, Spec{Seeds: 200, Vary: []scenarios.Variation{{Path: "members", Values: []string{"100"}}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 //	data, _ := os.ReadFile("rolling-restart.yaml")
 //	g, err := sweeps.Expand("rolling-restart.yaml", data, sweeps.Spec{
 //		Seeds: 200,
-//		Vary: []sim.Variation{
+//		Vary: []scenarios.Variation{
 //			{Path: "members", Values: []string{"10", "50", "100"}},
 //			{Path: "session_timeout", Values: []string{"10s", "45s"}},
 //		},

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rebalsim/rebalsim/sim"
+	"github.com/rebalsim/rebalsim/scenarios"
 	"github.com/rebalsim/rebalsim/sweeps"
 )
 
@@ -19,7 +19,7 @@ events: [{at: 30s, crash: c2}]
 	g, err := sweeps.Expand("crash.yaml", scenario, sweeps.Spec{
 		Seeds:     3,
 		Protocols: []string{"eager", "nextgen"},
-		Vary:      []sim.Variation{{Path: "session_timeout", Values: []string{"10s", "45s"}}},
+		Vary:      []scenarios.Variation{{Path: "session_timeout", Values: []string{"10s", "45s"}}},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -26,7 +26,7 @@ type Spec struct {
 	// scenario variation replaces it in place. A path may appear in Vary
 	// once, however it is spelt (scenarios.OverrideTarget): every value of
 	// a path belongs in one variation.
-	Vary []sim.Variation
+	Vary []scenarios.Variation
 	// Protocols to run; empty means the scenario's protocols.
 	Protocols []string
 	// Seed, when not nil, replaces the scenario's seed at every grid
@@ -100,7 +100,7 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 		Scenario: report.SweepScenario{Name: base.Name, Description: base.Description, Source: base.Source, SHA256: hex.EncodeToString(sum[:])},
 		Seeds:    spec.Seeds,
 	}
-	var vary []sim.Variation
+	var vary []scenarios.Variation
 	if base.Sweep != nil {
 		vary = slices.Clone(base.Sweep.Vary)
 		if g.Seeds == 0 {
@@ -117,7 +117,7 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 		if len(v.Values) == 0 {
 			return nil, fmt.Errorf("--vary %s lists no values", v.Path)
 		}
-		same := func(o sim.Variation) bool {
+		same := func(o scenarios.Variation) bool {
 			return scenarios.OverrideTarget(o.Path) == scenarios.OverrideTarget(v.Path)
 		}
 		if j := slices.IndexFunc(spec.Vary[:i], same); j >= 0 {
@@ -130,10 +130,10 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 			vary = append(vary, v)
 		}
 	}
-	if spec.Seed != nil && slices.ContainsFunc(vary, func(v sim.Variation) bool { return scenarios.OverrideTarget(v.Path) == "seed" }) {
+	if spec.Seed != nil && slices.ContainsFunc(vary, func(v scenarios.Variation) bool { return scenarios.OverrideTarget(v.Path) == "seed" }) {
 		return nil, fmt.Errorf("the seed is both set (--seed %d) and varied (seed=...): give one of them", *spec.Seed)
 	}
-	if g.Protocols, err = rebalsim.ProtocolsFor(base, spec.Protocols); err != nil {
+	if g.Protocols, err = rebalsim.ProtocolsFor(base.Scenario, spec.Protocols); err != nil {
 		return nil, err
 	}
 	for i, p := range g.Protocols {
@@ -171,8 +171,8 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 		if spec.Seed != nil {
 			sc.Seed = *spec.Seed
 		}
-		g.Points[i].Scenario = sc
-		for _, w := range scenarios.Warnings(sc) {
+		g.Points[i].Scenario = sc.Scenario
+		for _, w := range scenarios.Warnings(sc.Scenario) {
 			warnings = append(warnings, g.Label(i)+": "+w)
 		}
 	}
@@ -194,11 +194,11 @@ func capWarnings(ws []string) []string {
 // ParseVary reads a --vary flag, path=v1,v2,...: commas inside [], {} or
 // quotes do not split, so "defaults.assignors=[range],[cooperative-sticky]"
 // is two values.
-func ParseVary(s string) (sim.Variation, error) {
+func ParseVary(s string) (scenarios.Variation, error) {
 	path, list, ok := strings.Cut(s, "=")
 	path = strings.TrimSpace(path)
 	if !ok || path == "" || strings.TrimSpace(list) == "" {
-		return sim.Variation{}, fmt.Errorf("--vary %q: write path=v1,v2,..., such as members=10,50,100", s)
+		return scenarios.Variation{}, fmt.Errorf("--vary %q: write path=v1,v2,..., such as members=10,50,100", s)
 	}
 	var values []string
 	depth, quote, start := 0, byte(0), 0
@@ -206,10 +206,10 @@ func ParseVary(s string) (sim.Variation, error) {
 		if i == len(list) || (list[i] == ',' && depth == 0 && quote == 0) {
 			v := strings.TrimSpace(list[start:i])
 			if v == "" {
-				return sim.Variation{}, fmt.Errorf("--vary %q: value %d is empty", s, len(values)+1)
+				return scenarios.Variation{}, fmt.Errorf("--vary %q: value %d is empty", s, len(values)+1)
 			}
 			if slices.Contains(values, v) {
-				return sim.Variation{}, fmt.Errorf("--vary %q: value %s appears twice, which would run the same grid point twice", s, v)
+				return scenarios.Variation{}, fmt.Errorf("--vary %q: value %s appears twice, which would run the same grid point twice", s, v)
 			}
 			values = append(values, v)
 			start = i + 1
@@ -229,7 +229,7 @@ func ParseVary(s string) (sim.Variation, error) {
 		}
 	}
 	if _, err := scenarios.ParseOverride(path + "=" + values[0]); err != nil {
-		return sim.Variation{}, fmt.Errorf("--vary %q: %w", s, err)
+		return scenarios.Variation{}, fmt.Errorf("--vary %q: %w", s, err)
 	}
-	return sim.Variation{Path: path, Values: values}, nil
+	return scenarios.Variation{Path: path, Values: values}, nil
 }

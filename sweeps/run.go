@@ -205,14 +205,14 @@ func (g *Grid) runOne(run int, models sim.Models) (row Row, err error) {
 			err = fmt.Errorf("%s: the simulator panicked (a bug in rebalsim): %v\n%s", where(), r, debug.Stack())
 		}
 	}()
-	rep, err := rebalsim.Run(pt.Scenario, rebalsim.Options{Protocols: []string{protocol}, Seed: seed, Models: models})
+	results, err := rebalsim.Run(pt.Scenario, rebalsim.Options{Protocols: []string{protocol}, Seed: seed, Models: models})
 	if err != nil {
 		return Row{}, fmt.Errorf("%s: %w", where(), err)
 	}
-	if len(rep.Runs) != 1 {
+	if len(results.Runs) != 1 {
 		return Row{}, fmt.Errorf("%s: %w", where(), errors.New("rebalsim.Run returned no run"))
 	}
-	res := rep.Runs[0]
+	res := results.Runs[0]
 	row = Row{Run: run, Point: point, Seed: seed, Protocol: protocol, Converged: res.Metrics.Converged, Findings: len(res.Findings)}
 	for _, name := range sim.MetricNames() {
 		v, _ := res.Metrics.Value(name)

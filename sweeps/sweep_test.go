@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rebalsim/rebalsim/sim"
+	"github.com/rebalsim/rebalsim/scenarios"
 )
 
 // tiny is a sweep small enough to run many times in a test: 2 points × 3
@@ -42,7 +42,7 @@ func expand(t *testing.T, src string, spec Spec) *Grid {
 }
 
 func TestExpandGrid(t *testing.T) {
-	g := expand(t, tiny, Spec{Vary: []sim.Variation{{Path: "session_timeout", Values: []string{"10s", "45s", "1m"}}}})
+	g := expand(t, tiny, Spec{Vary: []scenarios.Variation{{Path: "session_timeout", Values: []string{"10s", "45s", "1m"}}}})
 	if g.Seeds != 3 || !slices.Equal(g.Protocols, []string{"eager", "cooperative", "nextgen"}) {
 		t.Errorf("seeds %d, protocols %v; want the sweep block's 3 seeds and every protocol", g.Seeds, g.Protocols)
 	}
@@ -72,14 +72,14 @@ func TestExpandGrid(t *testing.T) {
 	// Flags override the block: a --vary of the same path replaces it in
 	// place, --seeds and --protocols win.
 	g = expand(t, tiny, Spec{Seeds: 5, Protocols: []string{"nextgen", "eager"},
-		Vary: []sim.Variation{{Path: "latency", Values: []string{"1ms"}}, {Path: "members", Values: []string{"4"}}}})
+		Vary: []scenarios.Variation{{Path: "latency", Values: []string{"1ms"}}, {Path: "members", Values: []string{"4"}}}})
 	if g.Seeds != 5 || !slices.Equal(g.Protocols, []string{"nextgen", "eager"}) || !slices.Equal(g.Params, []string{"members", "latency"}) ||
 		len(g.Points) != 1 || g.Label(0) != "members=4, latency=1ms" {
 		t.Errorf("seeds %d, protocols %v, params %v, points %d (%s)", g.Seeds, g.Protocols, g.Params, len(g.Points), g.Label(0))
 	}
 	// The block's path is matched however the flag spells it.
 	src := strings.Replace(tiny, "members: [2, 3]", "session_timeout: [10s, 45s]", 1)
-	g = expand(t, src, Spec{Vary: []sim.Variation{{Path: "defaults.session_timeout", Values: []string{"1m"}}}})
+	g = expand(t, src, Spec{Vary: []scenarios.Variation{{Path: "defaults.session_timeout", Values: []string{"1m"}}}})
 	if !slices.Equal(g.Params, []string{"defaults.session_timeout"}) || len(g.Points) != 1 {
 		t.Errorf("params %v, %d points; want the flag's defaults.session_timeout in place of the block's session_timeout", g.Params, len(g.Points))
 	}
@@ -98,7 +98,7 @@ func TestExpandFailsOnTheFirstBadPoint(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %v\nwant it to start with %s", err, want)
 	}
-	_, err = Expand("tiny.yaml", []byte(tiny), Spec{Vary: []sim.Variation{{Path: "session_timeout", Values: []string{"10s", "ten"}}}})
+	_, err = Expand("tiny.yaml", []byte(tiny), Spec{Vary: []scenarios.Variation{{Path: "session_timeout", Values: []string{"10s", "ten"}}}})
 	want = `grid point 1 (members=2, session_timeout=ten): tiny.yaml:1:1: session_timeout must be a duration such as 45s, 250ms or 5m, found the string "ten" (set by override session_timeout=ten)`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
@@ -120,11 +120,11 @@ func TestExpandSeedAndRepeatedPaths(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{Spec{Vary: []sim.Variation{{Path: "members", Values: []string{"1", "2"}}, {Path: "latency", Values: []string{"1ms"}}, {Path: "members", Values: []string{"3"}}}},
+		{Spec{Vary: []scenarios.Variation{{Path: "members", Values: []string{"1", "2"}}, {Path: "latency", Values: []string{"1ms"}}, {Path: "members", Values: []string{"3"}}}},
 			"--vary members is given twice (members=1,2, then members=3): list every value of a path in one --vary"},
-		{Spec{Vary: []sim.Variation{{Path: "session_timeout", Values: []string{"10s"}}, {Path: "defaults.session_timeout", Values: []string{"45s"}}}},
+		{Spec{Vary: []scenarios.Variation{{Path: "session_timeout", Values: []string{"10s"}}, {Path: "defaults.session_timeout", Values: []string{"45s"}}}},
 			"--vary defaults.session_timeout is given twice (session_timeout=10s, then defaults.session_timeout=45s): list every value of a path in one --vary"},
-		{Spec{Seed: &seed, Vary: []sim.Variation{{Path: "seed", Values: []string{"1", "2"}}}},
+		{Spec{Seed: &seed, Vary: []scenarios.Variation{{Path: "seed", Values: []string{"1", "2"}}}},
 			"the seed is both set (--seed 0) and varied (seed=...): give one of them"},
 	} {
 		if _, err := Expand("tiny.yaml", []byte(tiny), tc.spec); err == nil || err.Error() != tc.want {
@@ -134,7 +134,7 @@ func TestExpandSeedAndRepeatedPaths(t *testing.T) {
 }
 
 func TestHorizonWarning(t *testing.T) {
-	g := expand(t, tiny, Spec{Vary: []sim.Variation{{Path: "members", Values: []string{"3", "9"}}}})
+	g := expand(t, tiny, Spec{Vary: []scenarios.Variation{{Path: "members", Values: []string{"3", "9"}}}})
 	want := []string{"members=9: the rolling_restart at 20s reaches 7 of its 9 members before the 1m30s horizon (it would need 1m43s); the rest never restart"}
 	if !slices.Equal(g.Warnings, want) {
 		t.Errorf("warnings = %q\nwant %q", g.Warnings, want)
@@ -197,7 +197,7 @@ func TestParseShard(t *testing.T) {
 }
 
 func TestParseVary(t *testing.T) {
-	cases := map[string]sim.Variation{
+	cases := map[string]scenarios.Variation{
 		"members=10,50,100":                                      {Path: "members", Values: []string{"10", "50", "100"}},
 		"session_timeout = 10s, 45s":                             {Path: "session_timeout", Values: []string{"10s", "45s"}},
 		"defaults.assignors=[range],[cooperative-sticky, range]": {Path: "defaults.assignors", Values: []string{"[range]", "[cooperative-sticky, range]"}},

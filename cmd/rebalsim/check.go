@@ -48,7 +48,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitBadInput, usageError{err}
 	}
 	for _, sc := range scs {
-		seed.apply(sc)
+		seed.apply(sc.Scenario)
 	}
 	sum, err := check.Check(scs, check.Options{Seeds: seeds, ShuffleTies: *shuffle, CorpusDir: *corpus, Protocols: protocols, Parallel: parallel})
 	if err != nil {

@@ -29,7 +29,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) (int, error) {
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: ok (%s: %d members, %d topics, %d events, %s)\n", path, sc.Name, len(sc.Members), len(sc.Topics), len(sc.Events), sc.Duration)
-		warn(stderr, sc)
+		warn(stderr, sc.Scenario)
 	}
 	if bad > 0 {
 		return exitBadInput, badInput("%d of %d files are invalid", bad, fs.NArg())

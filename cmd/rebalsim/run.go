@@ -65,10 +65,11 @@ func simulate(name, protocolHelp string, args []string, stdout, stderr io.Writer
 	if f.trace && f.out == "" {
 		return exitBadInput, badInput("--trace writes trace files into the --out directory; give --out too")
 	}
-	sc, err := loadScenario(fs.Arg(0))
+	file, err := loadScenario(fs.Arg(0))
 	if err != nil {
 		return exitBadInput, usageError{err}
 	}
+	sc := file.Scenario
 	f.seed.apply(sc)
 	warn(stderr, sc)
 	profile, err := startCPUProfile(f.cpuProfile)
@@ -88,7 +89,7 @@ func simulate(name, protocolHelp string, args []string, stdout, stderr io.Writer
 			return tf, nil
 		}
 	}
-	rep, err := rebalsim.Run(sc, opts)
+	res, err := rebalsim.Run(sc, opts)
 	if err != nil {
 		for _, tf := range traces {
 			tf.Abort()
@@ -103,6 +104,7 @@ func simulate(name, protocolHelp string, args []string, stdout, stderr io.Writer
 			return exitBadInput, err
 		}
 	}
+	rep := res.Report()
 	if f.out != "" {
 		files, err := report.WriteAll(f.out, rep, report.Options{})
 		if err != nil {
@@ -120,7 +122,7 @@ func simulate(name, protocolHelp string, args []string, stdout, stderr io.Writer
 // embedded library scenario as library/NAME (the Source that `rebalsim
 // check library` prints in its trace commands), or the default example
 // when arg is empty.
-func loadScenario(arg string) (*sim.Scenario, error) {
+func loadScenario(arg string) (*scenarios.File, error) {
 	if arg == "" {
 		return scenarios.Example(defaultExample)
 	}

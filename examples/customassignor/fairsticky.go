@@ -9,7 +9,7 @@
 // Plug it in with protocols.Models:
 //
 //	models := protocols.Models{ClientAssignors: []assignor.Assignor{customassignor.FairSticky("fair-sticky")}}
-//	rep, err := rebalsim.Run(sc, rebalsim.Options{Models: models})
+//	res, err := rebalsim.Run(sc, rebalsim.Options{Models: models})
 //
 // and name it in a scenario (`assignors: [fair-sticky]`), or register it
 // under a built-in's name ("cooperative-sticky") to run every scenario

@@ -77,13 +77,13 @@ func TestFairStickyInTheLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	models := protocols.Models{ClientAssignors: []assignor.Assignor{customassignor.FairSticky("cooperative-sticky")}}
-	rep, err := rebalsim.Run(sc, rebalsim.Options{Protocols: []string{"cooperative"}, Models: models})
+	res, err := rebalsim.Run(sc.Scenario, rebalsim.Options{Protocols: []string{"cooperative"}, Models: models})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := rep.Runs[0].Metrics
-	if m.MovedPartitions != 3 || m.Revocations != 3 || !m.Converged || len(rep.Runs[0].Findings) != 0 {
-		t.Fatalf("moved=%d revocations=%d converged=%v findings=%v; want 3, 3, true, none", m.MovedPartitions, m.Revocations, m.Converged, rep.Runs[0].Findings)
+	m := res.Runs[0].Metrics
+	if m.MovedPartitions != 3 || m.Revocations != 3 || !m.Converged || len(res.Runs[0].Findings) != 0 {
+		t.Fatalf("moved=%d revocations=%d converged=%v findings=%v; want 3, 3, true, none", m.MovedPartitions, m.Revocations, m.Converged, res.Runs[0].Findings)
 	}
 }
 

@@ -1,0 +1,240 @@
+package sim_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// step is one recorded event of a ledger case.
+type step func(r *sim.Recorder) error
+
+var p0 = []kafka.TopicPartition{{Topic: "t", Partition: 0}}
+
+func s(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+
+func assign(at float64, m string) step {
+	return func(r *sim.Recorder) error { return r.Assigned(s(at), m, p0) }
+}
+func revoking(at float64, m string) step {
+	return func(r *sim.Recorder) error { return r.Revoking(s(at), m, p0) }
+}
+func revoked(at float64, m string) step {
+	return func(r *sim.Recorder) error { return r.Revoked(s(at), m, p0) }
+}
+func lost(at float64, m string) step {
+	return func(r *sim.Recorder) error { return r.Lost(s(at), m, p0) }
+}
+func commit(at float64, m string) step {
+	return func(r *sim.Recorder) error { return r.Committed(s(at), m) }
+}
+func pause(at float64, m string, on bool) step {
+	return func(r *sim.Recorder) error { return r.Paused(s(at), m, on) }
+}
+func stall(at float64, m string, on bool) step {
+	return func(r *sim.Recorder) error { return r.Stalled(s(at), m, on) }
+}
+func crash(at float64, m string) step {
+	return func(r *sim.Recorder) error { return r.Crashed(s(at), m) }
+}
+func left(at float64, m string) step {
+	return func(r *sim.Recorder) error { return r.Left(s(at), m) }
+}
+func rebalanced(at float64) step {
+	return func(r *sim.Recorder) error { return r.Rebalanced(s(at)) }
+}
+
+// TestLedger feeds the ledger one partition's story at a time and checks
+// every metric it measures. Every case has one partition t-0 produced at
+// 100 records/s, members a and b started and joined at 0 (a processes 1000
+// records/s unless the case says otherwise), a 10s horizon, the window
+// from 0 unless the case says otherwise, and lag sampled every 100ms.
+//
+// Two rules give most numbers. Lag grows at 100/s while nobody processes
+// the partition and drains at 1000-100 = 900/s under a; lag_recovery is
+// the first sample after the last one whose lag exceeds the lag at the
+// window start by more than max(1, 1% of the peak), measured from the
+// window start. Duplicates are the records an owner processed since its
+// last commit when it lets go without one: at 100/s, since an owner that
+// keeps up processes exactly what is produced.
+func TestLedger(t *testing.T) {
+	cases := []struct {
+		name        string
+		rateA       float64
+		windowStart float64
+		steps       []step
+		want        sim.Metrics
+		// doubleFindings is how many double_ownership findings to expect.
+		doubleFindings int
+	}{{
+		// Unowned 0-2s: downtime and the gap are 2s, the lag peaks at
+		// 2s × 100/s = 200 and drains to 0 at 2.222s, so the last sample
+		// above 2 (1% of 200) is 2.2s (lag 20) and recovery is 2.3s.
+		// The first owner moves nothing.
+		name:  "assign",
+		steps: []step{rebalanced(2), assign(2, "a")},
+		want: sim.Metrics{Rebalances: 1, DowntimePartitionSeconds: 2, MaxPartitionGapSeconds: 2,
+			PeakLagRecords: 200, LagRecoverySeconds: 2.3, Converged: true},
+	}, {
+		// a stops processing at 4s and lets go at 5s; b takes over at
+		// 5s. Nobody processes 4-5s: downtime and gap 1s, peak lag 100,
+		// drained at 5.111s: last sample above 1 is 5.1s (lag 10),
+		// recovery 5.2s. One move a → b, one revocation, committed, so
+		// no duplicates.
+		name:  "revoke",
+		steps: []step{assign(0, "a"), revoking(4, "a"), revoked(5, "a"), assign(5, "b")},
+		want: sim.Metrics{MovedPartitions: 1, Revocations: 1, DowntimePartitionSeconds: 1, MaxPartitionGapSeconds: 1,
+			PeakLagRecords: 100, LagRecoverySeconds: 5.2, Converged: true},
+	}, {
+		// a commits at 2s and loses the partition at 3s: the 100 records
+		// of 2-3s are processed again. b takes it at once: no downtime,
+		// no lag. A loss is not a revocation.
+		name:  "lose",
+		steps: []step{assign(0, "a"), commit(2, "a"), lost(3, "a"), assign(3, "b")},
+		want:  sim.Metrics{MovedPartitions: 1, DuplicateRecords: 100, Converged: true},
+	}, {
+		// A 3s pause (2-5s): downtime and gap 3s, peak lag 300, drained
+		// at 5.333s: last sample above 3 is 5.3s (lag 30), recovery 5.4s.
+		name:  "pause",
+		steps: []step{assign(0, "a"), pause(2, "a", true), pause(5, "a", false)},
+		want: sim.Metrics{DowntimePartitionSeconds: 3, MaxPartitionGapSeconds: 3,
+			PeakLagRecords: 300, LagRecoverySeconds: 5.4, Converged: true},
+	}, {
+		// A 1s stall (6-7s) stops processing like a pause: downtime and
+		// gap 1s, peak lag 100, drained at 7.111s, recovery 7.2s.
+		name:  "stall",
+		steps: []step{assign(0, "a"), stall(6, "a", true), stall(7, "a", false)},
+		want: sim.Metrics{DowntimePartitionSeconds: 1, MaxPartitionGapSeconds: 1,
+			PeakLagRecords: 100, LagRecoverySeconds: 7.2, Converged: true},
+	}, {
+		// a commits at 4s and dies at 5s: the 100 records of 4-5s are
+		// duplicates. b takes over at 8s: downtime and gap 3s, peak lag
+		// 300, drained at 8.333s: last sample above 3 is 8.3s, recovery
+		// 8.4s.
+		name:  "crash",
+		steps: []step{assign(0, "a"), commit(4, "a"), crash(5, "a"), assign(8, "b")},
+		want: sim.Metrics{MovedPartitions: 1, DowntimePartitionSeconds: 3, MaxPartitionGapSeconds: 3,
+			DuplicateRecords: 100, PeakLagRecords: 300, LagRecoverySeconds: 8.4, Converged: true},
+	}, {
+		// b is handed the partition at 2s while a, a current member too,
+		// still holds it until it revokes at 3s: 1s of double ownership
+		// and one finding. Someone processes it throughout: no downtime.
+		name:  "double ownership",
+		steps: []step{assign(0, "a"), assign(2, "b"), revoked(3, "a")},
+		want: sim.Metrics{MovedPartitions: 1, Revocations: 1, DoubleOwnershipSeconds: 1,
+			Converged: true},
+		doubleFindings: 1,
+	}, {
+		// The coordinator fences a at 2s (after its commit at 1s) and a
+		// learns it at once: it loses the partition, and the 100
+		// records of 1-2s are duplicates. b takes over at 4s: downtime
+		// and gap 2s, peak lag 200, drained at 4.222s: last sample above
+		// 2 is 4.2s, recovery 4.3s.
+		name:  "fence",
+		steps: []step{assign(0, "a"), commit(1, "a"), left(2, "a"), lost(2, "a"), assign(4, "b")},
+		want: sim.Metrics{MovedPartitions: 1, DowntimePartitionSeconds: 2, MaxPartitionGapSeconds: 2,
+			DuplicateRecords: 100, PeakLagRecords: 200, LagRecoverySeconds: 4.3, Converged: true},
+	}, {
+		// a is fenced at 2s (it committed just before) but goes on
+		// processing until it notices at 5s: 3s of zombie processing.
+		// b, the only current member owning it, drives the lag from 2s;
+		// a re-reads the 100/s it would have processed, 300 records
+		// lost at 5s as duplicates. A zombie is not a current member,
+		// so there is no double ownership.
+		name:  "zombie",
+		steps: []step{assign(0, "a"), commit(2, "a"), left(2, "a"), assign(2, "b"), lost(5, "a")},
+		want: sim.Metrics{MovedPartitions: 1, ZombieProcessingSeconds: 3, DuplicateRecords: 300,
+			Converged: true},
+	}, {
+		// a processes 150 records/s, 50/s more than is produced: the lag
+		// of 400 built up unowned (0-4s) drains at 50/s and is still 100
+		// at the horizon, so the last sample above 4 is the horizon's
+		// and recovery is the whole 10s.
+		name:  "slow drain",
+		rateA: 150,
+		steps: []step{assign(4, "a")},
+		want: sim.Metrics{DowntimePartitionSeconds: 4, MaxPartitionGapSeconds: 4,
+			PeakLagRecords: 400, LagRecoverySeconds: 10, Converged: true},
+	}, {
+		// The window opens at 5s in the middle of a 2-7s pause: only
+		// 5-7s counts as downtime and gap. The peak, observed inside the
+		// window only, is 500 at 7s. The lag at the window start is 300;
+		// it exceeds 300 + 5 (1% of 500) from 5.05s until it drains
+		// below 305 at 7.217s, so the last such sample is 7.2s and
+		// recovery is 7.3 - 5 = 2.3s.
+		name:        "window",
+		windowStart: 5,
+		steps:       []step{assign(0, "a"), pause(2, "a", true), pause(7, "a", false)},
+		want: sim.Metrics{DowntimePartitionSeconds: 2, MaxPartitionGapSeconds: 2,
+			PeakLagRecords: 500, LagRecoverySeconds: 2.3, Converged: true},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rateA := c.rateA
+			if rateA == 0 {
+				rateA = 1000
+			}
+			r := sim.NewRecorder([]sim.TopicSpec{{Name: "t", Partitions: 1, Rate: 100}}, s(c.windowStart), 100*time.Millisecond)
+			for _, m := range []struct {
+				name string
+				rate float64
+			}{{"a", rateA}, {"b", 1000}} {
+				must(t, r.AddMember(m.name, m.rate))
+				must(t, r.Started(0, m.name))
+				must(t, r.Joined(0, m.name))
+			}
+			for _, st := range c.steps {
+				must(t, st(r))
+			}
+			got, findings, err := r.Finish(10 * time.Second)
+			must(t, err)
+			for _, name := range sim.MetricNames() {
+				g, _ := got.Value(name)
+				w, _ := c.want.Value(name)
+				if math.Abs(g-w) > 1e-9 {
+					t.Errorf("%s = %v, want %v", name, g, w)
+				}
+			}
+			if got.Converged != c.want.Converged {
+				t.Errorf("converged = %v, want %v", got.Converged, c.want.Converged)
+			}
+			n := 0
+			for _, f := range findings {
+				if f.Kind == "double_ownership" && f.Safety {
+					n++
+				}
+			}
+			if n != c.doubleFindings {
+				t.Errorf("%d double_ownership findings, want %d: %v", n, c.doubleFindings, findings)
+			}
+		})
+	}
+}
+
+// TestRecorderRejectsBadFeeds checks that a feed out of order, or naming a
+// member never added, is an error rather than a silent miscount.
+func TestRecorderRejectsBadFeeds(t *testing.T) {
+	r := sim.NewRecorder([]sim.TopicSpec{{Name: "t", Partitions: 1, Rate: 100}}, 0, 0)
+	must(t, r.AddMember("a", 1000))
+	must(t, r.Started(2*time.Second, "a"))
+	for name, err := range map[string]error{
+		"time going backwards": r.Assigned(time.Second, "a", p0),
+		"unknown member":       r.Assigned(3*time.Second, "x", p0),
+		"member added twice":   r.AddMember("a", 1000),
+		"left without joining": r.Left(3*time.Second, "a"),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
