@@ -270,7 +270,7 @@ func (w *World) coordEnv() CoordinatorEnv {
 type clientInput struct {
 	kind  inputKind
 	msg   Message // inputReceive
-	timer string  // inputTimer
+	timer TimerID // inputTimer
 	fn    func(c Client, env ClientEnv, out *Effects)
 }
 
@@ -382,7 +382,7 @@ func (w *World) applyCoordinator(out *Effects, sender *process) {
 			}
 			p = w.procs[i]
 		}
-		w.send(p, Coordinator, s.To, s.Msg, s.Thread)
+		w.send(p, Coordinator, s.To, s.Msg, s.To.thread)
 	}
 	var last **timer
 	if sender != nil {
@@ -496,7 +496,7 @@ func (d *delivery) fire() {
 	}
 	if toCoordinator {
 		out := w.effects()
-		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation}, msg, out)
+		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}, msg, out)
 		w.applyCoordinator(out, p)
 		w.release(out)
 		return

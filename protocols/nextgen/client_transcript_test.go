@@ -21,13 +21,13 @@ type clientHarness struct {
 	now       time.Duration
 	clients   map[string]*Client
 	names     []string
-	timers    map[string]map[string]time.Duration
+	timers    map[string]map[sim.TimerID]time.Duration
 	callbacks map[string][]sim.Callback
 	stalledAt map[string]time.Duration
 }
 
 func newClientHarness(t *testing.T) *clientHarness {
-	return &clientHarness{t: t, clients: map[string]*Client{}, timers: map[string]map[string]time.Duration{},
+	return &clientHarness{t: t, clients: map[string]*Client{}, timers: map[string]map[sim.TimerID]time.Duration{},
 		callbacks: map[string][]sim.Callback{}, stalledAt: map[string]time.Duration{}}
 }
 
@@ -59,11 +59,11 @@ func (h *clientHarness) step(name string, input func(c *Client, env sim.ClientEn
 	}
 	for _, tr := range out.Timers {
 		if tr.Cancel {
-			delete(h.timers[name], tr.Name)
+			delete(h.timers[name], tr.ID)
 			continue
 		}
-		h.timers[name][tr.Name] = tr.At
-		if tr.Name == timerHeartbeat {
+		h.timers[name][tr.ID] = tr.At
+		if tr.ID.Kind == timerHeartbeat {
 			lines = append(lines, "timer heartbeat @"+fmtDur(tr.At))
 		}
 	}
@@ -78,7 +78,7 @@ func (h *clientHarness) advance(d time.Duration) []string {
 	until := h.now + d
 	var lines []string
 	for {
-		who, name, at := "", "", time.Duration(-1)
+		who, name, at := "", sim.TimerID{}, time.Duration(-1)
 		for _, n := range h.names {
 			for _, tn := range sortedTimerNames(h.timers[n]) {
 				if tat := h.timers[n][tn]; tat <= until && (at < 0 || tat < at) {
@@ -149,7 +149,7 @@ func (h *clientHarness) do(t *testing.T, cmd string, fields []string) []string {
 		}
 		h.clients[name] = NewClient(sim.Endpoint{Process: name, Incarnation: 1}, cfg)
 		h.names = append(h.names, name)
-		h.timers[name] = map[string]time.Duration{}
+		h.timers[name] = map[sim.TimerID]time.Duration{}
 		return nil
 	case "start":
 		return h.step(name, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Start(env, out) })

@@ -338,11 +338,11 @@ type coordHarness struct {
 	c        *Coordinator
 	now      time.Duration
 	metadata []kafka.Topic
-	timers   map[string]time.Duration
+	timers   map[sim.TimerID]time.Duration
 }
 
 func newCoordHarness(t *testing.T, cfg sim.GroupConfig) *coordHarness {
-	return &coordHarness{t: t, c: NewCoordinator(cfg), timers: map[string]time.Duration{},
+	return &coordHarness{t: t, c: NewCoordinator(cfg), timers: map[sim.TimerID]time.Duration{},
 		metadata: []kafka.Topic{{Name: "orders", Partitions: 6}}}
 }
 
@@ -361,9 +361,9 @@ func (h *coordHarness) apply(out *sim.Effects) []string {
 	}
 	for _, tr := range out.Timers {
 		if tr.Cancel {
-			delete(h.timers, tr.Name)
+			delete(h.timers, tr.ID)
 		} else {
-			h.timers[tr.Name] = tr.At
+			h.timers[tr.ID] = tr.At
 		}
 	}
 	return lines
@@ -380,18 +380,18 @@ func (h *coordHarness) advance(d time.Duration) []string {
 	until := h.now + d
 	var lines []string
 	for {
-		name, at := "", time.Duration(-1)
+		name, at := sim.TimerID{}, time.Duration(-1)
 		for _, n := range sortedTimerNames(h.timers) {
 			if tat := h.timers[n]; tat <= until && (at < 0 || tat < at) {
 				name, at = n, tat
 			}
 		}
-		if name == "" {
+		if at < 0 {
 			break
 		}
 		delete(h.timers, name)
 		h.now = at
-		lines = append(lines, "timer "+name+" @"+fmtDur(at))
+		lines = append(lines, "timer "+name.String()+" @"+fmtDur(at))
 		out := &sim.Effects{}
 		h.c.Timer(h.env(), name, out)
 		lines = append(lines, h.apply(out)...)
@@ -400,12 +400,12 @@ func (h *coordHarness) advance(d time.Duration) []string {
 	return lines
 }
 
-func sortedTimerNames(m map[string]time.Duration) []string {
-	names := make([]string, 0, len(m))
+func sortedTimerNames(m map[sim.TimerID]time.Duration) []sim.TimerID {
+	names := make([]sim.TimerID, 0, len(m))
 	for n := range m {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
 	return names
 }
 
