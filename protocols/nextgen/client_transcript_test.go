@@ -2,14 +2,15 @@ package nextgen
 
 import (
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/datadriven"
+
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/protocols/internal/transcript"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -17,18 +18,15 @@ import (
 // application thread is modelled by hand: callbacks wait in a queue until
 // `done`, and `stall` freezes the time of the last poll.
 type clientHarness struct {
-	t         *testing.T
 	now       time.Duration
 	clients   map[string]*Client
-	names     []string
-	timers    map[string]map[sim.TimerID]time.Duration
+	timers    transcript.Timers
 	callbacks map[string][]sim.Callback
 	stalledAt map[string]time.Duration
 }
 
-func newClientHarness(t *testing.T) *clientHarness {
-	return &clientHarness{t: t, clients: map[string]*Client{}, timers: map[string]map[sim.TimerID]time.Duration{},
-		callbacks: map[string][]sim.Callback{}, stalledAt: map[string]time.Duration{}}
+func newClientHarness() *clientHarness {
+	return &clientHarness{clients: map[string]*Client{}, callbacks: map[string][]sim.Callback{}, stalledAt: map[string]time.Duration{}}
 }
 
 func (h *clientHarness) env(name string) sim.ClientEnv {
@@ -39,34 +37,22 @@ func (h *clientHarness) env(name string) sim.ClientEnv {
 	return sim.ClientEnv{Now: h.now, LastPoll: last, Metadata: []kafka.Topic{{Name: "orders", Partitions: 6}}}
 }
 
+// step gives client name one input and prints its effects.
 func (h *clientHarness) step(name string, input func(c *Client, env sim.ClientEnv, out *sim.Effects)) []string {
-	c := h.clients[name]
-	if c == nil {
-		h.t.Fatalf("no client %s", name)
-	}
 	out := &sim.Effects{}
-	input(c, h.env(name), out)
+	input(h.clients[name], h.env(name), out)
 	var lines []string
 	for _, n := range out.Notes {
-		lines = append(lines, fmtNote(n))
+		lines = append(lines, transcript.Note(n))
 	}
 	for _, s := range out.Sends {
 		lines = append(lines, name+" -> "+fmtMessage(s.Msg))
 	}
 	for _, cb := range out.Callbacks {
-		lines = append(lines, fmt.Sprintf("callback %s %s", cb.Kind, fmtAssignment(kafka.FromPartitions(cb.Partitions))))
+		lines = append(lines, transcript.Callback(cb))
 		h.callbacks[name] = append(h.callbacks[name], cb)
 	}
-	for _, tr := range out.Timers {
-		if tr.Cancel {
-			delete(h.timers[name], tr.ID)
-			continue
-		}
-		h.timers[name][tr.ID] = tr.At
-		if tr.ID.Kind == timerHeartbeat {
-			lines = append(lines, "timer heartbeat @"+fmtDur(tr.At))
-		}
-	}
+	lines = append(lines, h.timers.Apply(name, out.Timers)...)
 	if out.WantPoll {
 		lines = append(lines, "wants poll")
 	}
@@ -78,21 +64,13 @@ func (h *clientHarness) advance(d time.Duration) []string {
 	until := h.now + d
 	var lines []string
 	for {
-		who, name, at := "", sim.TimerID{}, time.Duration(-1)
-		for _, n := range h.names {
-			for _, tn := range sortedTimerNames(h.timers[n]) {
-				if tat := h.timers[n][tn]; tat <= until && (at < 0 || tat < at) {
-					who, name, at = n, tn, tat
-				}
-			}
-		}
-		if who == "" {
+		who, id, at, ok := h.timers.Next(until)
+		if !ok {
 			break
 		}
-		delete(h.timers[who], name)
 		h.now = at
-		lines = append(lines, fmt.Sprintf("%s timer %s @%s", who, name, fmtDur(at)))
-		lines = append(lines, h.step(who, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Timer(env, name, out) })...)
+		lines = append(lines, fmt.Sprintf("%s timer %s @%s", who, id, transcript.Duration(at)))
+		lines = append(lines, h.step(who, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Timer(env, id, out) })...)
 	}
 	h.now = until
 	return lines
@@ -100,7 +78,7 @@ func (h *clientHarness) advance(d time.Duration) []string {
 
 func (h *clientHarness) dump(name string) []string {
 	c := h.clients[name]
-	s := fmt.Sprintf("%s %s member=%s epoch=%d owned=%s current=%s", name, c.state, orDash(c.memberID), c.memberEpoch, fmtAssignment(c.owned), fmtLocal(c.current))
+	s := fmt.Sprintf("%s %s member=%s epoch=%d owned=%s current=%s", name, c.State(), transcript.OrDash(c.memberID), c.memberEpoch, transcript.Assignment(c.owned), fmtLocal(c.current))
 	s += " target=" + fmtLocal(c.target)
 	if c.inFlight != 0 {
 		s += fmt.Sprintf(" in-flight=%d", c.inFlight)
@@ -112,86 +90,103 @@ func fmtLocal(a localAssignment) string {
 	if a.isNone() {
 		return "none"
 	}
-	return fmt.Sprintf("%s@%d", fmtAssignment(a.partitions), a.epoch)
+	return fmt.Sprintf("%s@%d", transcript.Assignment(a.partitions), a.epoch)
 }
 
-// The client commands:
-//
-//	new <name> [static] [maxpoll=<dur>] [assignor=<name>]
-//	  Example: new c1 static
-//	start|poll|close <name>
-//	recv <name> [err=<code>] [member=<id>] [epoch=<n>] [interval=<ms>] [assignment=t:0,1|-] [corr=<n>]
-//	  A response to the request in flight (or to correlation id corr).
-//	done <name>          the application thread finishes its oldest callback
-//	stall|unstall <name> the application thread stops / resumes polling
-//	subscribe <name> topics=a,b
-//	tick <duration>
-//	state <name>
-func (h *clientHarness) do(t *testing.T, cmd string, fields []string) []string {
-	pos, a := parseArgs(t, fields)
-	if cmd == "tick" {
-		d, err := time.ParseDuration(pos[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h.advance(d)
+// do runs one command of a client transcript.
+func (h *clientHarness) do(t *testing.T, d *datadriven.TestData) string {
+	a := transcript.NewArgs(t, d)
+	if d.Cmd == "tick" {
+		// tick <duration>
+		// Example: tick 5s
+		// Advances the clock, firing every client's due timers in time
+		// order.
+		return transcript.Lines(h.advance(a.PosDur(0)))
 	}
-	name := pos[0]
-	switch cmd {
+	name := a.Pos(0)
+	if d.Cmd != "new" && h.clients[name] == nil {
+		d.Fatalf(t, "%s: no client %s; create it with new %s", d.Cmd, name, name)
+	}
+	on := func(input func(c *Client, env sim.ClientEnv, out *sim.Effects)) string {
+		return transcript.Lines(h.step(name, input))
+	}
+	switch d.Cmd {
 	case "new":
+		// new <name> [static] [maxpoll=<dur>] [assignor=<name>]
+		// Example: new c1 static
+		// A consumer-protocol client subscribed to orders, with Kafka's
+		// defaults; static makes <name> its group.instance.id.
 		cfg := sim.DefaultConsumerConfig(name)
 		cfg.GroupProtocol = "consumer"
 		cfg.Subscription = []string{"orders"}
-		cfg.MaxPollInterval = a.dur(t, "maxpoll", cfg.MaxPollInterval)
-		cfg.RemoteAssignor = a.str("assignor", "")
-		if slices.Contains(pos, "static") {
+		cfg.MaxPollInterval = a.Dur("maxpoll", cfg.MaxPollInterval)
+		cfg.RemoteAssignor = a.Str("assignor", "")
+		if a.Has("static") {
 			cfg.GroupInstanceID = name
 		}
 		h.clients[name] = NewClient(sim.Endpoint{Process: name, Incarnation: 1}, cfg)
-		h.names = append(h.names, name)
-		h.timers[name] = map[sim.TimerID]time.Duration{}
-		return nil
+		h.timers.Add(name)
+		return ""
 	case "start":
-		return h.step(name, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Start(env, out) })
+		// start <name>
+		// The process starts and subscribes.
+		return on(func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Start(env, out) })
 	case "poll":
-		return h.step(name, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Poll(env, out) })
+		// poll <name>
+		// One poll() of the application thread.
+		return on(func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Poll(env, out) })
 	case "close":
-		return h.step(name, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Close(env, out) })
+		// close <name>
+		// close(): release the partitions, then leave.
+		return on(func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Close(env, out) })
 	case "subscribe":
-		return h.step(name, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Subscribe(env, a.list("topics"), out) })
+		// subscribe <name> topics=a,b
+		// Example: subscribe c1 topics=(orders, payments)
+		topics := a.List("topics")
+		return on(func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Subscribe(env, topics, out) })
 	case "recv":
+		// recv <name> [err=<code>] [member=<id>] [epoch=<n>] [interval=<ms>]
+		//   [assignment=t:0,1|-] [corr=<n>]
+		// Example: recv c1 member=c1-1 epoch=1 assignment=orders:0-2
+		// A ConsumerGroupHeartbeatResponse to the request in flight (or to
+		// correlation id corr); the member id, epoch and interval default
+		// to the client's own, and no assignment means none in the response.
 		c := h.clients[name]
-		r := ConsumerGroupHeartbeatResponse{CorrelationID: a.int32(t, "corr", c.inFlight), ErrorCode: classicCode(a.str("err", "NONE")),
-			MemberID: a.str("member", c.memberID), MemberEpoch: a.int32(t, "epoch", c.memberEpoch),
-			HeartbeatIntervalMs: a.int32(t, "interval", toMs(c.interval)), Assignment: a.assignment(t, "assignment")}
-		return h.step(name, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Receive(env, r, out) })
+		r := ConsumerGroupHeartbeatResponse{CorrelationID: a.Int32("corr", c.inFlight), ErrorCode: classic.ErrorCode(strings.ToUpper(a.Str("err", "NONE"))),
+			MemberID: a.Str("member", c.memberID), MemberEpoch: a.Int32("epoch", c.memberEpoch),
+			HeartbeatIntervalMs: a.Int32("interval", toMs(c.interval)), Assignment: a.Assignment("assignment")}
+		return on(func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.Receive(env, r, out) })
 	case "done":
+		// done <name>
+		// The application thread finishes the oldest callback it runs.
 		q := h.callbacks[name]
 		if len(q) == 0 {
-			return []string{"error: no callback running"}
+			return "error: no callback running\n"
 		}
 		cb := q[0]
 		h.callbacks[name] = q[1:]
-		return h.step(name, func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.CallbackDone(env, cb, out) })
+		return on(func(c *Client, env sim.ClientEnv, out *sim.Effects) { c.CallbackDone(env, cb, out) })
 	case "stall":
+		// stall <name>
+		// The application thread stops polling: its last poll stays at now.
 		h.stalledAt[name] = h.now
-		return nil
+		return ""
 	case "unstall":
+		// unstall <name>
+		// The application thread polls again.
 		delete(h.stalledAt, name)
-		return nil
+		return ""
 	case "state":
-		return h.dump(name)
+		// state <name>
+		// The client's state, assignments and flags.
+		return transcript.Lines(h.dump(name))
 	}
-	t.Fatalf("unknown command %q", cmd)
-	return nil
+	d.Fatalf(t, "unknown command %q", d.Cmd)
+	return ""
 }
 
 func TestClientTranscripts(t *testing.T) {
-	for _, path := range transcriptFiles(t, "client") {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			runTranscript(t, path, newClientHarness(t).do)
-		})
-	}
+	datadriven.Walk(t, "testdata/client", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, newClientHarness().do)
+	})
 }
-
-func classicCode(s string) classic.ErrorCode { return classic.ErrorCode(strings.ToUpper(s)) }
