@@ -615,3 +615,12 @@ func (c *Client) State() string {
 	}
 	return fmt.Sprintf("%s, %d callbacks, then %s", c.state, c.pendingCbs, c.then)
 }
+
+// MemberID is the member id the coordinator last gave the client.
+func (c *Client) MemberID() string { return c.memberID }
+
+// Generation is the generation the client is in, -1 if none.
+func (c *Client) Generation() int32 { return c.generation }
+
+// Owned returns the partitions the application holds.
+func (c *Client) Owned() kafka.Assignment { return c.owned }

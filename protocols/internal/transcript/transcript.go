@@ -242,7 +242,10 @@ func Note(n sim.Note) string {
 		s += " " + n.Detail
 	case sim.NoteRebalanceEnd:
 		if n.Failed {
-			s += " failed: " + n.Detail
+			s += " failed"
+			if n.Detail != "" {
+				s += ": " + n.Detail
+			}
 		}
 	default:
 		if n.Detail != "" {
