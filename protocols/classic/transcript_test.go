@@ -50,33 +50,20 @@ type classicHarness struct {
 }
 
 // do runs one command of a classic client transcript; the commands every
-// client transcript shares are transcript.Clients.Do's.
-func (h *classicHarness) do(t *testing.T, d *datadriven.TestData) string {
-	if out, ok := h.Do(t, d); ok {
-		return out
-	}
-	a := transcript.NewArgs(t, d)
+// client transcript shares are transcript.Clients'.
+func (h *classicHarness) do(t *testing.T, d *datadriven.TestData, a transcript.Args) string {
 	switch d.Cmd {
 	case "new":
-		// new <name> [static | instance=<id>] [assignors=a,b] [session=<dur>] [maxpoll=<dur>]
+		// new <name> [static | instance=<id>] [session=<dur>] [maxpoll=<dur>] [assignors=a,b]
 		// Example: new c1 assignors=cooperative-sticky
-		// A classic client subscribed to orders with Kafka's defaults, its
+		// A classic client (see transcript.Args.ConsumerConfig), its
 		// rebalance protocol (EAGER or COOPERATIVE) the one its assignors
 		// (by default Kafka's: range, cooperative-sticky, so EAGER) share.
-		// static makes <name> its group.instance.id; instance=<id> gives
-		// another, so that a second client can be the next incarnation.
-		name := a.Pos(0)
-		cfg := sim.DefaultConsumerConfig(name)
-		cfg.GroupProtocol, cfg.Subscription = "classic", []string{"orders"}
+		cfg := a.ConsumerConfig("classic")
+		name := cfg.ClientID
 		if as := a.List("assignors"); as != nil {
 			cfg.Assignors = as
 		}
-		cfg.SessionTimeout = a.Dur("session", cfg.SessionTimeout)
-		cfg.MaxPollInterval = a.Dur("maxpoll", cfg.MaxPollInterval)
-		if a.Has("static") {
-			cfg.GroupInstanceID = name
-		}
-		cfg.GroupInstanceID = a.Str("instance", cfg.GroupInstanceID)
 		c, err := protocols.Models{}.NewClient(sim.Endpoint{Process: name, Incarnation: 1}, cfg)
 		if err != nil {
 			d.Fatalf(t, "new %s: %v", name, err)
@@ -127,6 +114,6 @@ func (h *classicHarness) do(t *testing.T, d *datadriven.TestData) string {
 func TestClientTranscripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/client", func(t *testing.T, path string) {
 		h := &classicHarness{Clients: transcript.Clients{Message: transcript.Message, Threads: true}, assignors: map[string][]string{}}
-		datadriven.RunTest(t, path, h.do)
+		h.Run(t, path, h.do)
 	})
 }

@@ -20,28 +20,17 @@ func fmtLocal(a localAssignment) string {
 }
 
 // doClient runs one command of a consumer-protocol client transcript; the
-// commands every client transcript shares are transcript.Clients.Do's.
-func doClient(h *transcript.Clients, t *testing.T, d *datadriven.TestData) string {
-	if out, ok := h.Do(t, d); ok {
-		return out
-	}
-	a := transcript.NewArgs(t, d)
+// commands every client transcript shares are transcript.Clients'.
+func doClient(h *transcript.Clients, t *testing.T, d *datadriven.TestData, a transcript.Args) string {
 	switch d.Cmd {
 	case "new":
-		// new <name> [static] [maxpoll=<dur>] [assignor=<name>]
+		// new <name> [static | instance=<id>] [session=<dur>] [maxpoll=<dur>] [assignor=<name>]
 		// Example: new c1 static
-		// A consumer-protocol client subscribed to orders, with Kafka's
-		// defaults; static makes <name> its group.instance.id.
-		name := a.Pos(0)
-		cfg := sim.DefaultConsumerConfig(name)
-		cfg.GroupProtocol = "consumer"
-		cfg.Subscription = []string{"orders"}
-		cfg.MaxPollInterval = a.Dur("maxpoll", cfg.MaxPollInterval)
+		// A consumer-protocol client (see transcript.Args.ConsumerConfig);
+		// assignor is its group.remote.assignor.
+		cfg := a.ConsumerConfig("consumer")
 		cfg.RemoteAssignor = a.Str("assignor", "")
-		if a.Has("static") {
-			cfg.GroupInstanceID = name
-		}
-		h.Add(name, NewClient(sim.Endpoint{Process: name, Incarnation: 1}, cfg))
+		h.Add(cfg.ClientID, NewClient(sim.Endpoint{Process: cfg.ClientID, Incarnation: 1}, cfg))
 		return ""
 	case "recv":
 		// recv <name> [err=<code>] [member=<id>] [epoch=<n>] [interval=<ms>]
@@ -76,6 +65,6 @@ func doClient(h *transcript.Clients, t *testing.T, d *datadriven.TestData) strin
 func TestClientTranscripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/client", func(t *testing.T, path string) {
 		h := &transcript.Clients{Message: fmtMessage}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string { return doClient(h, t, d) })
+		h.Run(t, path, func(t *testing.T, d *datadriven.TestData, a transcript.Args) string { return doClient(h, t, d, a) })
 	})
 }

@@ -26,19 +26,14 @@ import (
 func fmtMessage(m sim.Message) string {
 	switch r := m.(type) {
 	case ConsumerGroupHeartbeatRequest:
-		s := fmt.Sprintf("ConsumerGroupHeartbeat member=%s epoch=%d", transcript.OrDash(r.MemberID), r.MemberEpoch)
-		if r.InstanceID != "" {
-			s += " instance=" + r.InstanceID
-		}
+		s := fmt.Sprintf("ConsumerGroupHeartbeat member=%s epoch=%d", transcript.OrDash(r.MemberID), r.MemberEpoch) + transcript.Opt("instance", r.InstanceID)
 		if r.RebalanceTimeoutMs != -1 {
 			s += fmt.Sprintf(" rt=%d", r.RebalanceTimeoutMs)
 		}
 		if r.SubscribedTopicNames != nil {
 			s += " topics=" + strings.Join(r.SubscribedTopicNames, ",")
 		}
-		if r.ServerAssignor != "" {
-			s += " assignor=" + r.ServerAssignor
-		}
+		s += transcript.Opt("assignor", r.ServerAssignor)
 		if r.TopicPartitions != nil {
 			s += " owned=" + transcript.Assignment(r.TopicPartitions)
 		}
@@ -87,21 +82,11 @@ func (h *coordHarness) receive(from string, msg sim.Message) []string {
 
 // advance moves the clock, firing due timers in time order (ties by name).
 func (h *coordHarness) advance(d time.Duration) []string {
-	until := h.now + d
-	var lines []string
-	for {
-		_, id, at, ok := h.timers.Next(until)
-		if !ok {
-			break
-		}
-		h.now = at
-		lines = append(lines, "timer "+id.String()+" @"+transcript.Duration(at))
+	return h.timers.Advance(&h.now, d, func(_ string, id sim.TimerID) []string {
 		out := &sim.Effects{}
 		h.c.Timer(h.env(), id, out)
-		lines = append(lines, h.apply(out)...)
-	}
-	h.now = until
-	return lines
+		return h.apply(out)
+	})
 }
 
 // newGroupConfig reads new-group's arguments over Kafka's broker defaults.

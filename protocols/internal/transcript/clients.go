@@ -15,7 +15,7 @@ import (
 // transcripts. The application thread is modelled by hand: callbacks wait
 // in a queue until `done`, and `stall` freezes the time of the last poll.
 // The package's harness creates the clients and handles the commands that
-// need its model's messages (`recv`) or state (`state`); Do handles the
+// need its model's messages (`recv`) or state (`state`); Run handles the
 // rest.
 type Clients struct {
 	// Message prints a client's request.
@@ -93,24 +93,25 @@ func (h *Clients) Step(name string, input func(c sim.Client, env sim.ClientEnv, 
 
 // advance moves the clock, firing the clients' due timers in time order.
 func (h *Clients) advance(d time.Duration) []string {
-	until := h.now + d
-	var lines []string
-	for {
-		who, id, at, ok := h.timers.Next(until)
-		if !ok {
-			break
-		}
-		h.now = at
-		lines = append(lines, fmt.Sprintf("%s timer %s @%s", who, id, Duration(at)))
-		lines = append(lines, h.Step(who, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Timer(env, id, out) })...)
-	}
-	h.now = until
-	return lines
+	return h.timers.Advance(&h.now, d, func(who string, id sim.TimerID) []string {
+		return h.Step(who, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Timer(env, id, out) })
+	})
 }
 
-// Do runs the commands every client transcript shares and reports whether
-// d was one of them.
-func (h *Clients) Do(t testing.TB, d *datadriven.TestData) (string, bool) {
+// Run runs the client transcript at path: the commands every client
+// transcript shares here, every other one (new, recv, state) by own.
+func (h *Clients) Run(t *testing.T, path string, own func(t *testing.T, d *datadriven.TestData, a Args) string) {
+	datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+		if out, ok := h.shared(t, d); ok {
+			return out
+		}
+		return own(t, d, NewArgs(t, d))
+	})
+}
+
+// shared runs the commands every client transcript shares and reports
+// whether d was one of them.
+func (h *Clients) shared(t testing.TB, d *datadriven.TestData) (string, bool) {
 	a := NewArgs(t, d)
 	if d.Cmd == "tick" {
 		// tick <duration>

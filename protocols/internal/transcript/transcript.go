@@ -27,7 +27,6 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/rebalsim/rebalsim/kafka"
-	"github.com/rebalsim/rebalsim/protocols/classic"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -66,6 +65,27 @@ func (a Args) PosDur(i int) time.Duration {
 		a.d.Fatalf(a.t, "%s %s: want a duration such as 3s", a.d.Cmd, v)
 	}
 	return d
+}
+
+// ConsumerConfig reads the settings `new <name>` takes in every client
+// transcript, over Kafka's defaults for a client of groupProtocol
+// subscribed to orders:
+//
+//	[static | instance=<id>] [session=<dur>] [maxpoll=<dur>]
+//
+// static makes <name> the group.instance.id; instance=<id> gives another,
+// so that a second client can be the next incarnation of a static member.
+func (a Args) ConsumerConfig(groupProtocol string) sim.ConsumerConfig {
+	name := a.Pos(0)
+	cfg := sim.DefaultConsumerConfig(name)
+	cfg.GroupProtocol, cfg.Subscription = groupProtocol, []string{"orders"}
+	cfg.SessionTimeout = a.Dur("session", cfg.SessionTimeout)
+	cfg.MaxPollInterval = a.Dur("maxpoll", cfg.MaxPollInterval)
+	if a.Has("static") {
+		cfg.GroupInstanceID = name
+	}
+	cfg.GroupInstanceID = a.Str("instance", cfg.GroupInstanceID)
+	return cfg
 }
 
 // Has reports whether the positional argument word is present.
@@ -260,75 +280,6 @@ func Callback(cb sim.Callback) string {
 	return fmt.Sprintf("callback %s %s", cb.Kind, Assignment(kafka.FromPartitions(cb.Partitions)))
 }
 
-// Message prints a classic-protocol message; any other message is printed
-// by its kind and fields.
-func Message(m sim.Message) string {
-	switch r := m.(type) {
-	case classic.JoinGroupRequest:
-		s := fmt.Sprintf("JoinGroup member=%s", OrDash(r.MemberID))
-		if r.GroupInstanceID != "" {
-			s += " instance=" + r.GroupInstanceID
-		}
-		s += fmt.Sprintf(" session=%s rebalance=%s", Duration(r.SessionTimeout), Duration(r.RebalanceTimeout))
-		for _, p := range r.Protocols {
-			s += fmt.Sprintf(" %s(topics=%s owned=%s gen=%d)", p.Name, strings.Join(p.Metadata.Topics, ","), Assignment(p.Metadata.Owned), p.Metadata.Generation)
-		}
-		return s
-	case classic.JoinGroupResponse:
-		s := fmt.Sprintf("JoinGroupResponse %s member=%s gen=%d", r.Error, OrDash(r.MemberID), r.Generation)
-		if r.ProtocolName != "" {
-			s += " protocol=" + r.ProtocolName
-		}
-		if r.Leader != "" {
-			s += " leader=" + r.Leader
-		}
-		if r.SkipAssignment {
-			s += " skip-assignment"
-		}
-		if len(r.Members) > 0 {
-			var ids []string
-			for _, m := range r.Members {
-				ids = append(ids, m.MemberID)
-			}
-			s += " members=" + strings.Join(ids, ",")
-		}
-		return s
-	case classic.SyncGroupRequest:
-		s := fmt.Sprintf("SyncGroup member=%s gen=%d", OrDash(r.MemberID), r.Generation)
-		if r.GroupInstanceID != "" {
-			s += " instance=" + r.GroupInstanceID
-		}
-		if r.Assignments != nil {
-			ids := make([]string, 0, len(r.Assignments))
-			for id := range r.Assignments {
-				ids = append(ids, id)
-			}
-			slices.Sort(ids)
-			var parts []string
-			for _, id := range ids {
-				parts = append(parts, id+"="+Assignment(r.Assignments[id]))
-			}
-			s += " assign=" + strings.Join(parts, "/")
-		}
-		return s
-	case classic.SyncGroupResponse:
-		return fmt.Sprintf("SyncGroupResponse %s assignment=%s", r.Error, Assignment(r.Assignment))
-	case classic.HeartbeatRequest:
-		s := fmt.Sprintf("Heartbeat member=%s gen=%d", OrDash(r.MemberID), r.Generation)
-		if r.GroupInstanceID != "" {
-			s += " instance=" + r.GroupInstanceID
-		}
-		return s
-	case classic.HeartbeatResponse:
-		return fmt.Sprintf("HeartbeatResponse %s", r.Error)
-	case classic.LeaveGroupRequest:
-		return fmt.Sprintf("LeaveGroup member=%s", OrDash(r.MemberID))
-	case classic.LeaveGroupResponse:
-		return fmt.Sprintf("LeaveGroupResponse %s", r.Error)
-	}
-	return fmt.Sprintf("%s %+v", m.Kind(), m)
-}
-
 // Timers are the timers the models of one transcript have armed, by owner
 // (a client's name; "" for a coordinator).
 type Timers struct {
@@ -364,6 +315,29 @@ func (ts *Timers) Apply(owner string, reqs []sim.TimerRequest) []string {
 		ts.armed[owner][tr.ID] = tr.At
 		lines = append(lines, "set timer "+tr.ID.String()+" @"+Duration(tr.At))
 	}
+	return lines
+}
+
+// Advance moves *now by d, firing the timers due on the way in time order:
+// each is printed ("timer join @3s", or "c1 timer heartbeat @3s" for a
+// client's) and followed by what fire prints of its effects.
+func (ts *Timers) Advance(now *time.Duration, d time.Duration, fire func(owner string, id sim.TimerID) []string) []string {
+	until := *now + d
+	var lines []string
+	for {
+		owner, id, at, ok := ts.Next(until)
+		if !ok {
+			break
+		}
+		*now = at
+		line := "timer " + id.String() + " @" + Duration(at)
+		if owner != "" {
+			line = owner + " " + line
+		}
+		lines = append(lines, line)
+		lines = append(lines, fire(owner, id)...)
+	}
+	*now = until
 	return lines
 }
 
