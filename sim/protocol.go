@@ -14,6 +14,14 @@ import (
 // application thread to run, and notes for the trace and the metrics. They
 // never read a clock, start a goroutine or draw randomness of their own.
 //
+// A client sends each request from one of its threads (Effects.Request);
+// the coordinator answers the endpoint the request came from
+// (Effects.Send), and the simulator hands the answer to the thread that
+// sent the request. So the coordinator knows nothing of a client's
+// threads. Timers are named by a TimerID, a kind and a member id, which a
+// model switches on; what a model will do next (after a timer, after its
+// callbacks) is in its own fields, where State() and transcripts see it.
+//
 // The simulator owns everything physical: which thread of a consumer process
 // is frozen by a GC pause or blocked by slow processing, how long a message
 // takes, which messages a network partition drops, and which partitions the
