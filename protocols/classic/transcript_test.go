@@ -98,6 +98,7 @@ func (h *classicHarness) do(t *testing.T, d *datadriven.TestData, a transcript.A
 		return transcript.Lines(h.Step(name, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Receive(env, msg, out) }))
 	case "state":
 		// state <name>
+		// Example: state c1
 		// The client's state (with what follows outstanding callbacks),
 		// membership, owned partitions and flags.
 		name, sc := h.Client(t, d)

@@ -47,6 +47,7 @@ func doClient(h *transcript.Clients, t *testing.T, d *datadriven.TestData, a tra
 		return transcript.Lines(h.Step(name, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Receive(env, r, out) }))
 	case "state":
 		// state <name>
+		// Example: state c1
 		// The client's state (with what follows outstanding callbacks),
 		// membership, assignments, request in flight and flags.
 		name, sc := h.Client(t, d)

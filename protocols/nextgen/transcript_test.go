@@ -223,6 +223,7 @@ func (h *coordHarness) do(t *testing.T, d *datadriven.TestData) string {
 		return transcript.Lines(h.apply(out))
 	case "dump":
 		// dump
+		// Example: dump
 		// The group's state: its type, epochs, members and partition
 		// epochs.
 		return transcript.Lines(h.dump())

@@ -127,14 +127,17 @@ func (h *Clients) shared(t testing.TB, d *datadriven.TestData) (string, bool) {
 	switch d.Cmd {
 	case "start":
 		// start <name>
+		// Example: start c1
 		// The process starts and subscribes.
 		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Start(env, out) })
 	case "poll":
 		// poll <name>
+		// Example: poll c1
 		// One poll() of the application thread.
 		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Poll(env, out) })
 	case "close":
 		// close <name>
+		// Example: close c1
 		// close(): release the partitions, then leave.
 		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Close(env, out) })
 	case "subscribe":
@@ -144,6 +147,7 @@ func (h *Clients) shared(t testing.TB, d *datadriven.TestData) (string, bool) {
 		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Subscribe(env, topics, out) })
 	case "done":
 		// done <name>
+		// Example: done c1
 		// The application thread finishes the oldest callback it runs.
 		name, _ := h.Client(t, d)
 		q := h.callbacks[name]
@@ -155,12 +159,14 @@ func (h *Clients) shared(t testing.TB, d *datadriven.TestData) (string, bool) {
 		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.CallbackDone(env, cb, out) })
 	case "stall":
 		// stall <name>
+		// Example: stall c1
 		// The application thread stops polling: its last poll stays at now.
 		name, _ := h.Client(t, d)
 		h.stalledAt[name] = h.now
 		return "", true
 	case "unstall":
 		// unstall <name>
+		// Example: unstall c1
 		// The application thread polls again.
 		name, _ := h.Client(t, d)
 		delete(h.stalledAt, name)
