@@ -81,7 +81,7 @@ func (d *delivery) fire() {
 	}
 	if toCoordinator {
 		out := w.effects()
-		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation}, msg, out)
+		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}, msg, out)
 		w.applyCoordinator(out, p)
 		w.release(out)
 		return

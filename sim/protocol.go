@@ -14,6 +14,14 @@ import (
 // application thread to run, and notes for the trace and the metrics. They
 // never read a clock, start a goroutine or draw randomness of their own.
 //
+// A client sends each request from one of its threads (Effects.Request);
+// the coordinator answers the endpoint the request came from
+// (Effects.Send), and the simulator hands the answer to the thread that
+// sent the request. So the coordinator knows nothing of a client's
+// threads. Timers are named by a TimerID, a kind and a member id, which a
+// model switches on; what a model will do next (after a timer, after its
+// callbacks) is in its own fields, where State() and transcripts see it.
+//
 // The simulator owns everything physical: which thread of a consumer process
 // is frozen by a GC pause or blocked by slow processing, how long a message
 // takes, which messages a network partition drops, and which partitions the
@@ -28,6 +36,11 @@ type Endpoint struct {
 	// Incarnation counts the process's starts; a restarted process does not
 	// receive responses addressed to its previous life.
 	Incarnation int `json:"incarnation,omitempty"`
+	// thread is, on the endpoint a request came from, the client thread
+	// that sent it. A model answers the endpoint it was handed, so the
+	// response goes back to that thread without the coordinator knowing
+	// a client's threads.
+	thread Thread
 }
 
 // coordinatorProcess names the group coordinator's endpoint.
@@ -58,18 +71,40 @@ type Message interface {
 type Send struct {
 	To  Endpoint
 	Msg Message
-	// Thread is the receiving consumer thread; ignored for the coordinator.
+	// Thread is, for a client's request, the thread that sends it; the
+	// response comes back to it. The coordinator leaves it zero: it
+	// answers the endpoint a request came from, which carries the thread.
 	Thread Thread
 }
 
-// TimerRequest sets or cancels a named timer of the stepping model.
-// Setting a timer that exists replaces it.
+// TimerKind names a kind of timer of one model ("session", "heartbeat").
+// Each model defines its own kinds.
+type TimerKind string
+
+// TimerID names one timer of a model: its kind and, for a timer kept per
+// member (a coordinator's session timers), the member id.
+type TimerID struct {
+	Kind   TimerKind
+	Member string
+}
+
+// String is the timer's name as transcripts print it: the kind, followed
+// by "/" and the member id for a member's timer ("session/c1-1").
+func (id TimerID) String() string {
+	if id.Member == "" {
+		return string(id.Kind)
+	}
+	return string(id.Kind) + "/" + id.Member
+}
+
+// TimerRequest sets or cancels a timer of the stepping model. Setting a
+// timer that exists replaces it.
 type TimerRequest struct {
-	Name   string
+	ID     TimerID
 	At     time.Duration
 	Cancel bool
-	// Thread is the consumer thread the timer belongs to; ignored for the
-	// coordinator, whose timers always fire on time.
+	// Thread is the consumer thread a client's timer fires on; the
+	// coordinator leaves it zero, as its timers always fire on time.
 	Thread Thread
 }
 
@@ -146,19 +181,32 @@ type Effects struct {
 	Notes    []Note
 }
 
-// Send appends a message.
-func (e *Effects) Send(to Endpoint, msg Message, thread Thread) {
-	e.Sends = append(e.Sends, Send{To: to, Msg: msg, Thread: thread})
+// Send appends a message to to. The coordinator answers a request by
+// sending to the endpoint it came from.
+func (e *Effects) Send(to Endpoint, msg Message) {
+	e.Sends = append(e.Sends, Send{To: to, Msg: msg})
 }
 
-// SetTimer appends a timer request.
-func (e *Effects) SetTimer(name string, at time.Duration, thread Thread) {
-	e.Timers = append(e.Timers, TimerRequest{Name: name, At: at, Thread: thread})
+// Request appends a client's request to the coordinator, sent from thread;
+// its response comes back to the same thread.
+func (e *Effects) Request(thread Thread, msg Message) {
+	e.Sends = append(e.Sends, Send{To: Coordinator, Msg: msg, Thread: thread})
+}
+
+// SetTimer appends a coordinator's timer request.
+func (e *Effects) SetTimer(id TimerID, at time.Duration) {
+	e.Timers = append(e.Timers, TimerRequest{ID: id, At: at})
+}
+
+// SetClientTimer appends a client's timer request: the timer fires on
+// thread, and waits while that thread is blocked.
+func (e *Effects) SetClientTimer(id TimerID, at time.Duration, thread Thread) {
+	e.Timers = append(e.Timers, TimerRequest{ID: id, At: at, Thread: thread})
 }
 
 // CancelTimer appends a cancellation.
-func (e *Effects) CancelTimer(name string) {
-	e.Timers = append(e.Timers, TimerRequest{Name: name, Cancel: true})
+func (e *Effects) CancelTimer(id TimerID) {
+	e.Timers = append(e.Timers, TimerRequest{ID: id, Cancel: true})
 }
 
 // Note appends a note.
@@ -191,7 +239,7 @@ type Client interface {
 	// Receive handles a message from the coordinator.
 	Receive(env ClientEnv, msg Message, out *Effects)
 	// Timer handles a timer the client set.
-	Timer(env ClientEnv, name string, out *Effects)
+	Timer(env ClientEnv, id TimerID, out *Effects)
 	// CallbackDone reports that the application thread finished a callback.
 	CallbackDone(env ClientEnv, cb Callback, out *Effects)
 	// Close is a graceful close(): revoke (or not, for static members) and
@@ -225,7 +273,7 @@ type GroupCoordinator interface {
 	// Receive handles a request from a consumer.
 	Receive(env CoordinatorEnv, from Endpoint, msg Message, out *Effects)
 	// Timer handles a timer the coordinator set.
-	Timer(env CoordinatorEnv, name string, out *Effects)
+	Timer(env CoordinatorEnv, id TimerID, out *Effects)
 	// MetadataChanged tells the coordinator that topic metadata changed
 	// (partitions added); env.Metadata is the new metadata.
 	MetadataChanged(env CoordinatorEnv, out *Effects)

@@ -12,7 +12,7 @@ import (
 type clientInput struct {
 	kind  inputKind
 	msg   Message // inputReceive
-	timer string  // inputTimer
+	timer TimerID // inputTimer
 	fn    func(c Client, env ClientEnv, out *Effects)
 }
 

@@ -2,7 +2,7 @@ package sim
 
 import "time"
 
-// timer is a model's named timer: one of a client incarnation's (proc set)
+// timer is one of a model's timers: one of a client incarnation's (proc set)
 // or one of the coordinator's (proc nil).
 //
 // Models re-arm some timers on every heartbeat (the coordinator's session
@@ -14,8 +14,8 @@ import "time"
 // full of dead entries. The timer is its own kernel event handler, so
 // arming it allocates nothing either.
 type timer struct {
-	w    *world
-	name string
+	w  *world
+	id TimerID
 	// proc and incarnation name the client whose timer this is; thread is
 	// the thread it fires on.
 	proc        *process
@@ -31,24 +31,24 @@ type timer struct {
 	event   eventID
 }
 
-// timerSet holds one model's timers by name. A client has a handful,
-// found fastest by a scan of a short list (the names are mostly the
+// timerSet holds one model's timers by id. A client has a handful,
+// found fastest by a scan of a short list (the kinds are mostly the
 // model's constant strings, so comparisons are cheap); the coordinator has
 // a few per member, so past a handful the set keeps an index too.
 type timerSet struct {
 	list  []*timer
-	index map[string]*timer
+	index map[TimerID]*timer
 }
 
 // indexAbove is the size past which a timerSet keeps an index.
 const indexAbove = 8
 
-func (s *timerSet) get(name string) *timer {
+func (s *timerSet) get(id TimerID) *timer {
 	if s.index != nil {
-		return s.index[name]
+		return s.index[id]
 	}
 	for i, t := range s.list {
-		if t.name == name {
+		if t.id == id {
 			if i > 0 {
 				// Move the timer one step towards the front: the
 				// timers set most often (a heartbeat's) end up first,
@@ -65,26 +65,26 @@ func (s *timerSet) add(t *timer) {
 	s.list = append(s.list, t)
 	switch {
 	case s.index != nil:
-		s.index[t.name] = t
+		s.index[t.id] = t
 	case len(s.list) > indexAbove:
-		s.index = make(map[string]*timer, 2*len(s.list))
+		s.index = make(map[TimerID]*timer, 2*len(s.list))
 		for _, t := range s.list {
-			s.index[t.name] = t
+			s.index[t.id] = t
 		}
 	}
 }
 
-// setTimer applies a model's timer request to the named timer of timers,
+// setTimer applies a model's timer request to its timer in timers,
 // creating it (for p, or for the coordinator when p is nil) on first use.
 // last, when not nil, remembers the timer set last from the same place and
 // is tried before the set: a member's heartbeat re-arms its session timer
-// at the coordinator, whose timers are otherwise found by hashing names.
+// at the coordinator, whose timers are otherwise found by hashing ids.
 func (w *world) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **timer) {
 	var t *timer
-	if last != nil && *last != nil && (*last).name == tr.Name {
+	if last != nil && *last != nil && (*last).id == tr.ID {
 		t = *last
 	} else {
-		t = timers.get(tr.Name)
+		t = timers.get(tr.ID)
 	}
 	if tr.Cancel {
 		if t != nil {
@@ -93,7 +93,7 @@ func (w *world) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **
 		return
 	}
 	if t == nil {
-		t = &timer{w: w, name: tr.Name, proc: p}
+		t = &timer{w: w, id: tr.ID, proc: p}
 		if p != nil {
 			t.incarnation = p.incarnation
 		}
@@ -135,13 +135,13 @@ func (t *timer) expire() {
 	w := t.w
 	if t.proc == nil {
 		out := w.effects()
-		w.coord.Timer(w.coordEnv(), t.name, out)
+		w.coord.Timer(w.coordEnv(), t.id, out)
 		w.applyCoordinator(out, nil)
 		w.release(out)
 		return
 	}
 	if t.proc.incarnation == t.incarnation {
-		w.stepClient(t.proc, t.thread, clientInput{kind: inputTimer, timer: t.name})
+		w.stepClient(t.proc, t.thread, clientInput{kind: inputTimer, timer: t.id})
 	}
 }
 

@@ -271,7 +271,7 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 			}
 			p = w.procs[i]
 		}
-		w.send(p, Coordinator, s.To, s.Msg, s.Thread)
+		w.send(p, Coordinator, s.To, s.Msg, s.To.thread)
 	}
 	var last **timer
 	if sender != nil {

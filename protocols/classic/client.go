@@ -38,6 +38,41 @@ func (s memberState) String() string {
 	return [...]string{"UNJOINED", "PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE"}[s]
 }
 
+// The client's timers.
+const (
+	// timerHeartbeat is the heartbeat thread's next pass.
+	timerHeartbeat sim.TimerKind = "heartbeat"
+	// timerHeartbeatTimeout gives up on a heartbeat that got no answer
+	// within request.timeout.ms.
+	timerHeartbeatTimeout sim.TimerKind = "hb-timeout"
+	// timerJoinTimeout gives up on a JoinGroup that got no answer.
+	timerJoinTimeout sim.TimerKind = "join-timeout"
+	// timerRetry ends a retry backoff: poll() tries to join again.
+	timerRetry sim.TimerKind = "retry"
+	// timerMetadata is the next metadata refresh (metadata.max.age.ms).
+	timerMetadata sim.TimerKind = "metadata"
+)
+
+// afterCallbacks is what the client does once the rebalance callbacks it
+// asked for have all returned.
+type afterCallbacks int
+
+const (
+	// thenNothing: no callbacks are outstanding.
+	thenNothing afterCallbacks = iota
+	// thenJoin sends JoinGroup: onJoinPrepare's revoke (or lost) is done.
+	thenJoin
+	// thenRejoinIfNeeded asks for a poll if the completed rebalance needs
+	// a follow-up one: onJoinComplete's callbacks are done.
+	thenRejoinIfNeeded
+	// thenLeave leaves the group: close()'s revoke (or lost) is done.
+	thenLeave
+)
+
+func (a afterCallbacks) String() string {
+	return [...]string{"nothing", "join", "rejoin-if-needed", "leave"}[a]
+}
+
 // Client is a classic-protocol consumer: the application thread's poll()
 // that prepares, joins and completes rebalances, and the background
 // heartbeat thread (AbstractCoordinator, ConsumerCoordinator).
@@ -90,9 +125,10 @@ type Client struct {
 	// leader last assigned, to notice new partitions.
 	assignedMetadata map[string]int32
 
-	backoffUntil  time.Duration
-	backoff       time.Duration
-	afterCbs      func(env sim.ClientEnv, out *sim.Effects)
+	backoffUntil time.Duration
+	backoff      time.Duration
+	// then is what follows the pendingCbs outstanding callbacks.
+	then          afterCallbacks
 	nextCallbackT int
 }
 
@@ -133,7 +169,7 @@ func (c *Client) Start(env sim.ClientEnv, out *sim.Effects) {
 	c.subscription = slices.Clone(c.cfg.Subscription)
 	c.metadata = env.Metadata
 	c.rejoinNeeded = true
-	out.SetTimer("metadata", env.Now+c.cfg.MetadataMaxAge, sim.BackgroundThread)
+	out.SetClientTimer(sim.TimerID{Kind: timerMetadata}, env.Now+c.cfg.MetadataMaxAge, sim.BackgroundThread)
 	out.WantPoll = true
 }
 
@@ -144,7 +180,7 @@ func (c *Client) Poll(env sim.ClientEnv, out *sim.Effects) {
 		return
 	}
 	if env.Now < c.backoffUntil {
-		out.SetTimer("retry", c.backoffUntil, sim.AppThread)
+		out.SetClientTimer(sim.TimerID{Kind: timerRetry}, c.backoffUntil, sim.AppThread)
 		return
 	}
 	out.Note(sim.Note{Kind: sim.NoteRebalanceStart, Process: c.self.Process, MemberID: c.memberID})
@@ -164,8 +200,7 @@ func (c *Client) onJoinPrepare(env sim.ClientEnv, out *sim.Effects) bool {
 		if c.owned.Size() > 0 {
 			lost := c.owned
 			c.owned = kafka.Assignment{}
-			return c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) { c.sendJoinGroup(env, out) },
-				sim.Callback{Kind: sim.CallbackLost, Partitions: lost.Partitions()})
+			return c.callbacks(out, thenJoin, sim.Callback{Kind: sim.CallbackLost, Partitions: lost.Partitions()})
 		}
 		return false
 	}
@@ -174,13 +209,12 @@ func (c *Client) onJoinPrepare(env sim.ClientEnv, out *sim.Effects) bool {
 		return false
 	}
 	c.owned = c.owned.Minus(revoke)
-	return c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) { c.sendJoinGroup(env, out) },
-		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions(), Commit: true})
+	return c.callbacks(out, thenJoin, sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions(), Commit: true})
 }
 
 // callbacks asks the application thread to run cbs and continues with then
 // once they are done. It reports whether anything was asked.
-func (c *Client) callbacks(out *sim.Effects, then func(sim.ClientEnv, *sim.Effects), cbs ...sim.Callback) bool {
+func (c *Client) callbacks(out *sim.Effects, then afterCallbacks, cbs ...sim.Callback) bool {
 	n := 0
 	for _, cb := range cbs {
 		if len(cb.Partitions) == 0 {
@@ -195,17 +229,32 @@ func (c *Client) callbacks(out *sim.Effects, then func(sim.ClientEnv, *sim.Effec
 		return false
 	}
 	c.pendingCbs += n
-	c.afterCbs = then
+	c.then = then
 	return true
 }
 
 // CallbackDone continues after the last outstanding callback.
 func (c *Client) CallbackDone(env sim.ClientEnv, cb sim.Callback, out *sim.Effects) {
 	c.pendingCbs--
-	if c.pendingCbs == 0 && c.afterCbs != nil {
-		then := c.afterCbs
-		c.afterCbs = nil
-		then(env, out)
+	if c.pendingCbs > 0 {
+		return
+	}
+	then := c.then
+	c.then = thenNothing
+	c.continueWith(env, then, out)
+}
+
+// continueWith does what follows the callbacks.
+func (c *Client) continueWith(env sim.ClientEnv, then afterCallbacks, out *sim.Effects) {
+	switch then {
+	case thenJoin:
+		c.sendJoinGroup(env, out)
+	case thenRejoinIfNeeded:
+		if c.rejoinNeeded {
+			out.WantPoll = true
+		}
+	case thenLeave:
+		c.leave(out)
 	}
 }
 
@@ -233,9 +282,9 @@ func (c *Client) sendJoinGroup(env sim.ClientEnv, out *sim.Effects) {
 	c.setState(preparingRebalance, out)
 	c.heartbeatOn = false
 	c.joinInFlight = true
-	out.Send(sim.Coordinator, c.joinRequest(), sim.AppThread)
+	out.Request(sim.AppThread, c.joinRequest())
 	// The JoinGroup request timeout covers the whole join phase.
-	out.SetTimer("join-timeout", env.Now+max(c.cfg.RequestTimeout, c.cfg.MaxPollInterval+5*time.Second), sim.AppThread)
+	out.SetClientTimer(sim.TimerID{Kind: timerJoinTimeout}, env.Now+max(c.cfg.RequestTimeout, c.cfg.MaxPollInterval+5*time.Second), sim.AppThread)
 }
 
 func (c *Client) setState(s memberState, out *sim.Effects) {
@@ -265,13 +314,13 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		return
 	}
 	c.joinInFlight = false
-	out.CancelTimer("join-timeout")
+	out.CancelTimer(sim.TimerID{Kind: timerJoinTimeout})
 	switch r.Error {
 	case None:
 		c.memberID, c.generation, c.protocolName = r.MemberID, r.Generation, r.ProtocolName
 		c.setState(completingRebalance, out)
 		c.heartbeatOn = true
-		out.SetTimer("heartbeat", env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
+		out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
 		sync := SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
 		if r.Leader == c.memberID && !r.SkipAssignment {
 			assignments, err := c.performAssignment(r)
@@ -282,11 +331,11 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 			sync.Assignments = assignments
 		}
 		c.syncInFlight = true
-		out.Send(sim.Coordinator, sync, sim.AppThread)
+		out.Request(sim.AppThread, sync)
 	case MemberIDRequired:
 		c.memberID = r.MemberID
 		c.sendJoinGroup(env, out)
-	case InconsistentGroupProtocol, GroupMaxSizeReached, "INVALID_SESSION_TIMEOUT":
+	case InconsistentGroupProtocol, GroupMaxSizeReached, InvalidSessionTimeout:
 		// Kafka throws these from poll(); an application that keeps
 		// polling keeps failing the same way.
 		out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, Detail: fmt.Sprintf("JoinGroup failed with %s: assignors %v", r.Error, names(c.assignors))})
@@ -373,11 +422,7 @@ func (c *Client) onJoinComplete(env sim.ClientEnv, assigned kafka.Assignment, ou
 	c.lastAssigned, c.lastGeneration = assigned, c.generation
 	c.rejoinNeeded, c.joinPrepared, c.fenced, c.backoff = rejoin, false, false, 0
 	out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID})
-	c.callbacks(out, func(env sim.ClientEnv, out *sim.Effects) {
-		if c.rejoinNeeded {
-			out.WantPoll = true
-		}
-	},
+	c.callbacks(out, thenRejoinIfNeeded,
 		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions(), Commit: true},
 		sim.Callback{Kind: sim.CallbackAssigned, Partitions: add.Partitions()})
 	if c.pendingCbs == 0 && c.rejoinNeeded {
@@ -401,7 +446,7 @@ func (c *Client) retry(env sim.ClientEnv, why string, out *sim.Effects) {
 	c.rejoinNeeded = true
 	c.backoff = min(max(2*c.backoff, c.cfg.RetryBackoff), time.Second)
 	c.backoffUntil = env.Now + c.backoff
-	out.SetTimer("retry", c.backoffUntil, sim.AppThread)
+	out.SetClientTimer(sim.TimerID{Kind: timerRetry}, c.backoffUntil, sim.AppThread)
 }
 
 func (c *Client) fail(env sim.ClientEnv, why string, out *sim.Effects) {
@@ -416,23 +461,23 @@ func (c *Client) fatalError(why string, out *sim.Effects) {
 }
 
 // Timer handles the client's timers.
-func (c *Client) Timer(env sim.ClientEnv, name string, out *sim.Effects) {
-	switch name {
-	case "heartbeat":
+func (c *Client) Timer(env sim.ClientEnv, id sim.TimerID, out *sim.Effects) {
+	switch id.Kind {
+	case timerHeartbeat:
 		c.onHeartbeatTick(env, out)
-	case "hb-timeout":
+	case timerHeartbeatTimeout:
 		c.hbInFlight = false
-	case "join-timeout":
+	case timerJoinTimeout:
 		if c.joinInFlight {
 			c.joinInFlight = false
 			c.retry(env, "JoinGroup timed out", out)
 		}
-	case "retry":
+	case timerRetry:
 		c.Poll(env, out)
-	case "metadata":
+	case timerMetadata:
 		c.onMetadataRefresh(env, out)
 	default:
-		panic(fmt.Sprintf("classic client: unknown timer %q", name))
+		panic(fmt.Sprintf("classic client: unknown timer %q", id))
 	}
 }
 
@@ -442,7 +487,7 @@ func (c *Client) Timer(env sim.ClientEnv, name string, out *sim.Effects) {
 func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 	if c.state != unjoined && c.memberID != "" && env.Now-env.LastPoll > c.cfg.MaxPollInterval {
 		if c.dynamic() {
-			out.Send(sim.Coordinator, LeaveGroupRequest{MemberID: c.memberID}, sim.BackgroundThread)
+			out.Request(sim.BackgroundThread, LeaveGroupRequest{MemberID: c.memberID})
 		}
 		out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: "poll timeout: max.poll.interval.ms exceeded"})
 		c.resetGeneration(true)
@@ -454,13 +499,13 @@ func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 	if !c.heartbeatOn {
 		return
 	}
-	out.SetTimer("heartbeat", env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
+	out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
 	if c.hbInFlight {
 		return
 	}
 	c.hbInFlight = true
-	out.Send(sim.Coordinator, c.heartbeatRequest(), sim.BackgroundThread)
-	out.SetTimer("hb-timeout", env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
+	out.Request(sim.BackgroundThread, c.heartbeatRequest())
+	out.SetClientTimer(sim.TimerID{Kind: timerHeartbeatTimeout}, env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
 }
 
 func (c *Client) heartbeatRequest() sim.Message {
@@ -473,7 +518,7 @@ func (c *Client) heartbeatRequest() sim.Message {
 
 func (c *Client) onHeartbeatResponse(env sim.ClientEnv, r HeartbeatResponse, out *sim.Effects) {
 	c.hbInFlight = false
-	out.CancelTimer("hb-timeout")
+	out.CancelTimer(sim.TimerID{Kind: timerHeartbeatTimeout})
 	switch r.Error {
 	case None:
 	case RebalanceInProgress:
@@ -499,7 +544,7 @@ func (c *Client) onHeartbeatResponse(env sim.ClientEnv, r HeartbeatResponse, out
 // (ConsumerCoordinator.rejoinNeededOrPending).
 func (c *Client) onMetadataRefresh(env sim.ClientEnv, out *sim.Effects) {
 	c.metadata = env.Metadata
-	out.SetTimer("metadata", env.Now+c.cfg.MetadataMaxAge, sim.BackgroundThread)
+	out.SetClientTimer(sim.TimerID{Kind: timerMetadata}, env.Now+c.cfg.MetadataMaxAge, sim.BackgroundThread)
 	if c.assignedMetadata == nil || c.state != stable {
 		return
 	}
@@ -516,22 +561,24 @@ func (c *Client) onMetadataRefresh(env sim.ClientEnv, out *sim.Effects) {
 // then leave — except static members, which never send LeaveGroup.
 func (c *Client) Close(env sim.ClientEnv, out *sim.Effects) {
 	c.closing = true
-	leave := func(env sim.ClientEnv, out *sim.Effects) {
-		if c.dynamic() && c.memberID != "" && c.generation >= 0 {
-			out.Send(sim.Coordinator, LeaveGroupRequest{MemberID: c.memberID}, sim.BackgroundThread)
-		}
-		c.heartbeatOn = false
-		c.closed = true
-	}
 	kind := sim.CallbackRevoked
 	if c.generation < 0 {
 		kind = sim.CallbackLost
 	}
 	owned := c.owned
 	c.owned = kafka.Assignment{}
-	if !c.callbacks(out, leave, sim.Callback{Kind: kind, Partitions: owned.Partitions(), Commit: true}) {
-		leave(env, out)
+	if !c.callbacks(out, thenLeave, sim.Callback{Kind: kind, Partitions: owned.Partitions(), Commit: true}) {
+		c.leave(out)
 	}
+}
+
+// leave ends close(): a dynamic member in a generation sends LeaveGroup.
+func (c *Client) leave(out *sim.Effects) {
+	if c.dynamic() && c.memberID != "" && c.generation >= 0 {
+		out.Request(sim.BackgroundThread, LeaveGroupRequest{MemberID: c.memberID})
+	}
+	c.heartbeatOn = false
+	c.closed = true
 }
 
 // Closed reports whether Close finished.
@@ -557,5 +604,23 @@ func (c *Client) Rebalancing() bool {
 // Fenced reports a member that lost its membership and has not rejoined.
 func (c *Client) Fenced() bool { return c.fenced || c.fatal != "" }
 
-// State names the client state.
-func (c *Client) State() string { return c.state.String() }
+// State names the client state and, while callbacks are outstanding, how
+// many and what follows them ("PREPARING_REBALANCE, 1 callback, then join").
+func (c *Client) State() string {
+	switch c.pendingCbs {
+	case 0:
+		return c.state.String()
+	case 1:
+		return fmt.Sprintf("%s, 1 callback, then %s", c.state, c.then)
+	}
+	return fmt.Sprintf("%s, %d callbacks, then %s", c.state, c.pendingCbs, c.then)
+}
+
+// MemberID is the member id the coordinator last gave the client.
+func (c *Client) MemberID() string { return c.memberID }
+
+// Generation is the generation the client is in, -1 if none.
+func (c *Client) Generation() int32 { return c.generation }
+
+// Owned returns the partitions the application holds.
+func (c *Client) Owned() kafka.Assignment { return c.owned }

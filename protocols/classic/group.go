@@ -29,15 +29,28 @@ func (s GroupState) String() string {
 // instead of after its session timeout.
 const newMemberJoinTimeout = 5 * time.Minute
 
+// The group's timers.
+const (
+	// timerJoin ends the join phase: the rebalance timeout, or a step of
+	// the initial rebalance delay.
+	timerJoin sim.TimerKind = "join"
+	// timerSync removes the members that have not sent SyncGroup within
+	// the rebalance timeout.
+	timerSync sim.TimerKind = "sync"
+	// timerSession, one per member, expires a member that stopped
+	// heartbeating.
+	timerSession sim.TimerKind = "session"
+	// timerPending, one per id handed out with MEMBER_ID_REQUIRED, forgets
+	// an id whose member did not come back with it.
+	timerPending sim.TimerKind = "pending"
+)
+
 // Member is the coordinator's record of one classic member.
 type Member struct {
 	// What a heartbeat reads comes first, side by side.
 	ID             string
 	InstanceID     string
 	SessionTimeout time.Duration
-	// sessionTimerName is "session/"+sessionTimerID, built once per id
-	// rather than on every heartbeat.
-	sessionTimerName, sessionTimerID string
 
 	ClientID         string
 	Endpoint         sim.Endpoint
@@ -52,11 +65,8 @@ type Member struct {
 }
 
 // sessionTimer names the member's session timer.
-func (m *Member) sessionTimer() string {
-	if m.sessionTimerID != m.ID || m.sessionTimerName == "" {
-		m.sessionTimerName, m.sessionTimerID = "session/"+m.ID, m.ID
-	}
-	return m.sessionTimerName
+func (m *Member) sessionTimer() sim.TimerID {
+	return sim.TimerID{Kind: timerSession, Member: m.ID}
 }
 
 func (m *Member) subscription(protocol string) Subscription {
@@ -134,9 +144,9 @@ func (g *Group) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Messa
 	case SyncGroupRequest:
 		g.onSyncGroup(env, from, req, out)
 	case HeartbeatRequest:
-		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, req, out)), sim.BackgroundThread)
+		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, req, out)))
 	case LeaveGroupRequest:
-		out.Send(from, LeaveGroupResponse{Error: g.onLeaveGroup(env, req, out)}, sim.BackgroundThread)
+		out.Send(from, LeaveGroupResponse{Error: g.onLeaveGroup(env, req, out)})
 	default:
 		panic(fmt.Sprintf("classic group: unexpected message %T", msg))
 	}
@@ -147,21 +157,37 @@ func (g *Group) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Messa
 func (g *Group) MetadataChanged(sim.CoordinatorEnv, *sim.Effects) {}
 
 // Timer handles the group's timers.
-func (g *Group) Timer(env sim.CoordinatorEnv, name string, out *sim.Effects) {
-	switch {
-	case name == "join":
+func (g *Group) Timer(env sim.CoordinatorEnv, id sim.TimerID, out *sim.Effects) {
+	switch id.Kind {
+	case timerJoin:
 		g.onJoinTimeout(env, out)
-	case name == "sync":
+	case timerSync:
 		g.expirePendingSync(env, out)
-	case len(name) > 8 && name[:8] == "session/":
-		g.expireMemberHeartbeat(env, name[8:], out)
-	case len(name) > 8 && name[:8] == "pending/":
-		delete(g.pending, name[8:])
+	case timerSession:
+		g.expireMemberHeartbeat(env, id.Member, out)
+	case timerPending:
+		delete(g.pending, id.Member)
 		g.maybeCompleteJoin(env, out)
 	default:
-		panic(fmt.Sprintf("classic group: unknown timer %q", name))
+		panic(fmt.Sprintf("classic group: unknown timer %q", id))
 	}
 }
+
+// CancelTimers cancels every timer the group may have armed: what a
+// coordinator does when it replaces this group by a group of another type.
+func (g *Group) CancelTimers(out *sim.Effects) {
+	for _, m := range g.members {
+		out.CancelTimer(m.sessionTimer())
+	}
+	for _, id := range g.PendingMemberIDs() {
+		out.CancelTimer(pendingTimer(id))
+	}
+	out.CancelTimer(sim.TimerID{Kind: timerJoin})
+	out.CancelTimer(sim.TimerID{Kind: timerSync})
+}
+
+// pendingTimer names the timer of an id handed out with MEMBER_ID_REQUIRED.
+func pendingTimer(id string) sim.TimerID { return sim.TimerID{Kind: timerPending, Member: id} }
 
 func (g *Group) transition(to GroupState, out *sim.Effects) {
 	if g.state == to {
@@ -186,7 +212,7 @@ func (g *Group) rebalanceTimeout() time.Duration {
 }
 
 func (g *Group) scheduleSession(env sim.CoordinatorEnv, m *Member, d time.Duration, out *sim.Effects) {
-	out.SetTimer(m.sessionTimer(), env.Now+d, 0)
+	out.SetTimer(m.sessionTimer(), env.Now+d)
 }
 
 // heartbeatResponse answers a heartbeat. The two common answers are boxed
@@ -205,14 +231,14 @@ func (g *Group) heartbeatResponse(code ErrorCode) sim.Message {
 
 func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
 	reply := func(code ErrorCode) {
-		out.Send(from, JoinGroupResponse{Error: code, MemberID: req.MemberID, Generation: -1}, sim.AppThread)
+		out.Send(from, JoinGroupResponse{Error: code, MemberID: req.MemberID, Generation: -1})
 	}
 	if g.state == Dead {
 		reply(CoordinatorNotAvailable)
 		return
 	}
 	if req.SessionTimeout < g.cfg.MinSessionTimeout || req.SessionTimeout > g.cfg.MaxSessionTimeout {
-		reply("INVALID_SESSION_TIMEOUT")
+		reply(InvalidSessionTimeout)
 		return
 	}
 	if !g.supportsProtocols(req.Protocols, req.MemberID) {
@@ -225,7 +251,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 	}
 	if g.pending[req.MemberID] {
 		delete(g.pending, req.MemberID)
-		out.CancelTimer("pending/" + req.MemberID)
+		out.CancelTimer(pendingTimer(req.MemberID))
 		g.addMemberThenRebalanceOrCompleteJoin(env, from, req.MemberID, req, out)
 		return
 	}
@@ -245,7 +271,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 		if protocolsMatch(m.Protocols, req.Protocols) {
 			// A duplicate join: answer with the current generation.
 			m.Endpoint = from
-			out.Send(from, g.joinResponse(m, false), sim.AppThread)
+			out.Send(from, g.joinResponse(m, false))
 		} else {
 			g.updateMemberThenRebalanceOrCompleteJoin(env, from, m, req, out)
 		}
@@ -256,7 +282,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 			g.updateMemberThenRebalanceOrCompleteJoin(env, from, m, req, out)
 		} else {
 			m.Endpoint = from
-			out.Send(from, g.joinResponse(m, false), sim.AppThread)
+			out.Send(from, g.joinResponse(m, false))
 		}
 	default:
 		reply(UnknownMemberID)
@@ -265,7 +291,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 
 func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
 	if g.cfg.MaxSize > 0 && len(g.members) >= g.cfg.MaxSize {
-		out.Send(from, JoinGroupResponse{Error: GroupMaxSizeReached, Generation: -1}, sim.AppThread)
+		out.Send(from, JoinGroupResponse{Error: GroupMaxSizeReached, Generation: -1})
 		return
 	}
 	if req.GroupInstanceID != "" {
@@ -281,8 +307,8 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 	// come back with it.
 	id := g.mintID(req.ClientID)
 	g.pending[id] = true
-	out.SetTimer("pending/"+id, env.Now+req.SessionTimeout, 0)
-	out.Send(from, JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1}, sim.AppThread)
+	out.SetTimer(pendingTimer(id), env.Now+req.SessionTimeout)
+	out.Send(from, JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
 }
 
 func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, id string, req JoinGroupRequest, out *sim.Effects) {
@@ -327,10 +353,10 @@ func (g *Group) updateMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, 
 func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, old *Member, req JoinGroupRequest, out *sim.Effects) {
 	newID := g.mintID(req.ClientID)
 	if old.AwaitingJoin {
-		out.Send(old.Endpoint, JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1}, sim.AppThread)
+		out.Send(old.Endpoint, JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1})
 	}
 	if old.AwaitingSync {
-		out.Send(old.Endpoint, SyncGroupResponse{Error: FencedInstanceID}, sim.AppThread)
+		out.Send(old.Endpoint, SyncGroupResponse{Error: FencedInstanceID})
 	}
 	oldProtocols := old.Protocols
 	out.CancelTimer(old.sessionTimer())
@@ -359,7 +385,7 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 			// No rebalance: persist the new id and hand back the current
 			// generation; a returning leader is told to skip the assignment
 			// (KIP-814) and simply fetches its previous one.
-			out.Send(from, g.joinResponse(m, m.ID == g.leader), sim.AppThread)
+			out.Send(from, g.joinResponse(m, m.ID == g.leader))
 			return
 		}
 		m.AwaitingJoin = true
@@ -394,22 +420,22 @@ func (g *Group) prepareRebalance(env sim.CoordinatorEnv, reason string, out *sim
 		for _, m := range g.members {
 			if m.AwaitingSync {
 				m.AwaitingSync = false
-				out.Send(m.Endpoint, SyncGroupResponse{Error: RebalanceInProgress}, sim.AppThread)
+				out.Send(m.Endpoint, SyncGroupResponse{Error: RebalanceInProgress})
 			}
 		}
 	}
 	clear(g.pendingSync)
-	out.CancelTimer("sync")
+	out.CancelTimer(sim.TimerID{Kind: timerSync})
 	if g.state == Empty {
 		// KIP-134: hold the first join phase for the initial delay, and
 		// extend it while new members keep arriving.
 		g.initialJoin, g.newMemberAdded = true, false
 		delay := g.cfg.InitialRebalanceDelay
 		g.initialRemaining = max(g.rebalanceTimeout()-delay, 0)
-		out.SetTimer("join", env.Now+delay, 0)
+		out.SetTimer(sim.TimerID{Kind: timerJoin}, env.Now+delay)
 	} else {
 		g.initialJoin = false
-		out.SetTimer("join", env.Now+g.rebalanceTimeout(), 0)
+		out.SetTimer(sim.TimerID{Kind: timerJoin}, env.Now+g.rebalanceTimeout())
 	}
 	g.transition(PreparingRebalance, out)
 	out.Note(sim.Note{Kind: sim.NoteGroupState, Detail: "preparing rebalance: " + reason, Value: int64(g.generation)})
@@ -423,7 +449,7 @@ func (g *Group) onJoinTimeout(env sim.CoordinatorEnv, out *sim.Effects) {
 		g.newMemberAdded = false
 		delay := min(g.cfg.InitialRebalanceDelay, g.initialRemaining)
 		g.initialRemaining = max(g.initialRemaining-delay, 0)
-		out.SetTimer("join", env.Now+delay, 0)
+		out.SetTimer(sim.TimerID{Kind: timerJoin}, env.Now+delay)
 		return
 	}
 	g.completeJoin(env, out)
@@ -448,7 +474,7 @@ func (g *Group) maybeCompleteJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 // (dynamic ones), a new generation starts and everyone who rejoined gets
 // its JoinGroup response.
 func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
-	out.CancelTimer("join")
+	out.CancelTimer(sim.TimerID{Kind: timerJoin})
 	g.initialJoin = false
 	for _, m := range slices.Clone(g.members) {
 		if !m.AwaitingJoin && m.InstanceID == "" {
@@ -467,7 +493,7 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 			// Only static members that have not rejoined are left: wait
 			// another rebalance timeout for them (or for their sessions to
 			// expire) rather than start a generation nobody joined.
-			out.SetTimer("join", env.Now+g.rebalanceTimeout(), 0)
+			out.SetTimer(sim.TimerID{Kind: timerJoin}, env.Now+g.rebalanceTimeout())
 			return
 		}
 	}
@@ -490,16 +516,16 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 			continue
 		}
 		m.AwaitingJoin, m.IsNew = false, false
-		out.Send(m.Endpoint, g.joinResponse(m, false), sim.AppThread)
+		out.Send(m.Endpoint, g.joinResponse(m, false))
 	}
-	out.SetTimer("sync", env.Now+g.rebalanceTimeout(), 0)
+	out.SetTimer(sim.TimerID{Kind: timerSync}, env.Now+g.rebalanceTimeout())
 }
 
 // --- SyncGroup ---
 
 func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncGroupRequest, out *sim.Effects) {
 	reply := func(code ErrorCode, a kafka.Assignment) {
-		out.Send(from, SyncGroupResponse{Error: code, Assignment: a}, sim.AppThread)
+		out.Send(from, SyncGroupResponse{Error: code, Assignment: a})
 	}
 	m := g.byID[req.MemberID]
 	switch {
@@ -535,7 +561,7 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 			for _, o := range g.members {
 				if o.AwaitingSync {
 					o.AwaitingSync = false
-					out.Send(o.Endpoint, SyncGroupResponse{Error: None, Assignment: o.Assignment}, sim.AppThread)
+					out.Send(o.Endpoint, SyncGroupResponse{Error: None, Assignment: o.Assignment})
 				}
 			}
 		}
@@ -589,7 +615,7 @@ func (g *Group) onHeartbeat(env sim.CoordinatorEnv, req HeartbeatRequest, out *s
 func (g *Group) onLeaveGroup(env sim.CoordinatorEnv, req LeaveGroupRequest, out *sim.Effects) ErrorCode {
 	if g.pending[req.MemberID] {
 		delete(g.pending, req.MemberID)
-		out.CancelTimer("pending/" + req.MemberID)
+		out.CancelTimer(pendingTimer(req.MemberID))
 		g.maybeCompleteJoin(env, out)
 		return None
 	}
@@ -623,10 +649,10 @@ func (g *Group) expireMemberHeartbeat(env sim.CoordinatorEnv, id string, out *si
 // removeMember drops m from the group.
 func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
 	if m.AwaitingJoin {
-		out.Send(m.Endpoint, JoinGroupResponse{Error: UnknownMemberID, MemberID: m.ID, Generation: -1}, sim.AppThread)
+		out.Send(m.Endpoint, JoinGroupResponse{Error: UnknownMemberID, MemberID: m.ID, Generation: -1})
 	}
 	if m.AwaitingSync {
-		out.Send(m.Endpoint, SyncGroupResponse{Error: UnknownMemberID}, sim.AppThread)
+		out.Send(m.Endpoint, SyncGroupResponse{Error: UnknownMemberID})
 	}
 	out.CancelTimer(m.sessionTimer())
 	delete(g.byID, m.ID)

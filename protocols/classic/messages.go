@@ -19,6 +19,7 @@ const (
 	InconsistentGroupProtocol ErrorCode = "INCONSISTENT_GROUP_PROTOCOL"
 	GroupMaxSizeReached       ErrorCode = "GROUP_MAX_SIZE_REACHED"
 	CoordinatorNotAvailable   ErrorCode = "COORDINATOR_NOT_AVAILABLE"
+	InvalidSessionTimeout     ErrorCode = "INVALID_SESSION_TIMEOUT"
 )
 
 // Subscription is the consumer protocol's subscription metadata carried in

@@ -30,7 +30,7 @@ func classicSubscription(ps []classic.ProtocolMetadata) classic.Subscription {
 func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, from sim.Endpoint, req classic.JoinGroupRequest, out *sim.Effects) {
 	g := c.consumer
 	reply := func(code classic.ErrorCode, memberID string) {
-		out.Send(from, classic.JoinGroupResponse{Error: code, MemberID: memberID, Generation: -1}, sim.AppThread)
+		out.Send(from, classic.JoinGroupResponse{Error: code, MemberID: memberID, Generation: -1})
 	}
 	memberID := req.MemberID
 	unknown := memberID == ""
@@ -96,17 +96,17 @@ func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, fr
 	// 3. The last consumer-protocol static member replaced by a classic one
 	// turns the group classic again.
 	resp := classic.JoinGroupResponse{Error: None, Generation: m.Epoch, ProtocolName: req.Protocols[0].Name, MemberID: m.id}
-	out.CancelTimer(timerJoin + m.id)
+	out.CancelTimer(sim.TimerID{Kind: timerJoin, Member: m.id})
 	m.joinTimerArmed = false
 	if replaced != nil && c.validateOnlineDowngradeWithReplacedMember(replaced, m) {
 		c.convertToClassicGroup(env, replaced, m, "static member "+m.instanceID+" replaced by a classic member", out)
 		resp.Generation = c.classic.Generation()
-		out.Send(from, resp, sim.AppThread)
+		out.Send(from, resp)
 		return
 	}
 	c.scheduleSessionTimeout(env, m, req.SessionTimeout, out)
-	out.SetTimer(timerSync+m.id, env.Now+req.RebalanceTimeout, 0)
-	out.Send(from, resp, sim.AppThread)
+	out.SetTimer(sim.TimerID{Kind: timerSync, Member: m.id}, env.Now+req.RebalanceTimeout)
+	out.Send(from, resp)
 }
 
 // validateConsumerGroupMember finds the member a classic request names, by
@@ -134,7 +134,7 @@ func (c *Coordinator) validateConsumerGroupMember(memberID, instanceID string) (
 // not its target.
 func (c *Coordinator) classicGroupSyncToConsumerGroup(env sim.CoordinatorEnv, from sim.Endpoint, req classic.SyncGroupRequest, out *sim.Effects) {
 	reply := func(code classic.ErrorCode, a kafka.Assignment) {
-		out.Send(from, classic.SyncGroupResponse{Error: code, Assignment: a}, sim.AppThread)
+		out.Send(from, classic.SyncGroupResponse{Error: code, Assignment: a})
 	}
 	if c.consumer.isEmpty() {
 		reply(UnknownMemberID, nil)
@@ -156,7 +156,7 @@ func (c *Coordinator) classicGroupSyncToConsumerGroup(env sim.CoordinatorEnv, fr
 		return
 	}
 	m.endpoint = from
-	out.CancelTimer(timerSync + m.id)
+	out.CancelTimer(sim.TimerID{Kind: timerSync, Member: m.id})
 	c.scheduleSessionTimeout(env, m, m.classic.sessionTimeout, out)
 	reply(None, m.Assigned.Clone())
 }
@@ -179,7 +179,7 @@ func (c *Coordinator) scheduleJoinTimeoutIfAbsent(env sim.CoordinatorEnv, m *mem
 		return
 	}
 	m.joinTimerArmed = true
-	out.SetTimer(timerJoin+m.id, env.Now+m.rebalanceTimeout, 0)
+	out.SetTimer(sim.TimerID{Kind: timerJoin, Member: m.id}, env.Now+m.rebalanceTimeout)
 }
 
 // classicGroupHeartbeatToConsumerGroup is GroupMetadataManager

@@ -84,8 +84,10 @@ const defaultHeartbeatInterval = 5 * time.Second
 
 // Client timers, on the background (network) thread.
 const (
-	timerHeartbeat      = "heartbeat"
-	timerRequestTimeout = "request-timeout"
+	// timerHeartbeat wakes the background thread when a heartbeat is due.
+	timerHeartbeat sim.TimerKind = "heartbeat"
+	// timerRequestTimeout gives up on a heartbeat with no answer.
+	timerRequestTimeout sim.TimerKind = "request-timeout"
 )
 
 // Client is the new consumer (group.protocol=consumer) of one process
@@ -141,8 +143,9 @@ type Client struct {
 	sent            sentFields
 
 	nextToken int
-	// pending maps a callback token to what follows its completion.
-	pending map[int]func(env sim.ClientEnv, out *sim.Effects)
+	// pending are the callbacks asked for and not yet returned, oldest
+	// first, each with what follows it.
+	pending []pendingCallback
 
 	self sim.Endpoint
 	cfg  sim.ConsumerConfig
@@ -163,7 +166,7 @@ func (s *sentFields) reset() { *s = sentFields{rebalanceTimeoutMs: -1} }
 // NewClient returns a consumer-protocol client for one incarnation.
 func NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) *Client {
 	c := &Client{self: self, cfg: cfg, current: noAssignment, target: noAssignment, owned: kafka.Assignment{},
-		interval: defaultHeartbeatInterval, pending: map[int]func(sim.ClientEnv, *sim.Effects){}}
+		interval: defaultHeartbeatInterval}
 	c.sent.reset()
 	return c
 }
@@ -226,8 +229,8 @@ func (c *Client) Receive(env sim.ClientEnv, msg sim.Message, out *sim.Effects) {
 }
 
 // Timer handles the client's timers.
-func (c *Client) Timer(env sim.ClientEnv, name string, out *sim.Effects) {
-	switch name {
+func (c *Client) Timer(env sim.ClientEnv, id sim.TimerID, out *sim.Effects) {
+	switch id.Kind {
 	case timerHeartbeat:
 		c.timerAt = 0
 	case timerRequestTimeout:
@@ -235,19 +238,20 @@ func (c *Client) Timer(env sim.ClientEnv, name string, out *sim.Effects) {
 			c.onFailure(env, out)
 		}
 	default:
-		panic(fmt.Sprintf("nextgen client: unknown timer %q", name))
+		panic(fmt.Sprintf("nextgen client: unknown timer %q", id))
 	}
 	c.runBackground(env, out)
 }
 
 // CallbackDone continues whatever waited for the callback.
 func (c *Client) CallbackDone(env sim.ClientEnv, cb sim.Callback, out *sim.Effects) {
-	then, ok := c.pending[cb.Token]
-	if !ok {
+	i := slices.IndexFunc(c.pending, func(p pendingCallback) bool { return p.token == cb.Token })
+	if i < 0 {
 		panic(fmt.Sprintf("nextgen client %s: unknown callback token %d", c.self.Process, cb.Token))
 	}
-	delete(c.pending, cb.Token)
-	then(env, out)
+	p := c.pending[i]
+	c.pending = slices.Delete(c.pending, i, i+1)
+	c.continueAfter(env, p, out)
 	c.runBackground(env, out)
 }
 
@@ -297,8 +301,21 @@ func (c *Client) Rebalancing() bool {
 // rejoined yet.
 func (c *Client) Fenced() bool { return c.state == Fenced || c.state == Stale }
 
-// State names the membership state.
-func (c *Client) State() string { return c.state.String() }
+// State names the membership state and, while callbacks are outstanding,
+// what follows each ("RECONCILING, then assign").
+func (c *Client) State() string {
+	if len(c.pending) == 0 {
+		return c.state.String()
+	}
+	s := c.state.String() + ", then"
+	for i, p := range c.pending {
+		if i > 0 {
+			s += ","
+		}
+		s += " " + p.then.String()
+	}
+	return s
+}
 
 // MemberState returns the membership state.
 func (c *Client) MemberState() MemberState { return c.state }

@@ -46,7 +46,7 @@ func (c *Client) pollHeartbeat(env sim.ClientEnv, out *sim.Effects) {
 		c.transitionToSendingLeaveGroup(true, out)
 		c.sendHeartbeat(env, true, out)
 		c.inFlight = 0
-		out.CancelTimer(timerRequestTimeout)
+		out.CancelTimer(sim.TimerID{Kind: timerRequestTimeout})
 		c.sent.reset()
 		return
 	}
@@ -74,7 +74,7 @@ func (c *Client) armHeartbeatTimer(out *sim.Effects) {
 	at := max(c.nextHeartbeat, c.backoffUntil)
 	if at != c.timerAt {
 		c.timerAt = at
-		out.SetTimer(timerHeartbeat, at, sim.BackgroundThread)
+		out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, at, sim.BackgroundThread)
 	}
 }
 
@@ -87,9 +87,9 @@ func (c *Client) sendHeartbeat(env sim.ClientEnv, ignoreResponse bool, out *sim.
 	c.nextHeartbeat = env.Now + c.interval
 	if !ignoreResponse {
 		c.inFlight = req.CorrelationID
-		out.SetTimer(timerRequestTimeout, env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
+		out.SetClientTimer(sim.TimerID{Kind: timerRequestTimeout}, env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
 	}
-	out.Send(sim.Coordinator, req, sim.BackgroundThread)
+	out.Request(sim.BackgroundThread, req)
 	c.onHeartbeatRequestGenerated(env, out)
 	c.armHeartbeatTimer(out)
 }
@@ -127,7 +127,7 @@ func (c *Client) onResponse(env sim.ClientEnv, r ConsumerGroupHeartbeatResponse,
 		return
 	}
 	c.inFlight = 0
-	out.CancelTimer(timerRequestTimeout)
+	out.CancelTimer(sim.TimerID{Kind: timerRequestTimeout})
 	if r.ErrorCode == None {
 		if iv := fromMs(r.HeartbeatIntervalMs); iv > 0 && iv != c.interval {
 			c.interval = iv

@@ -8,18 +8,95 @@ import (
 // The membership manager's transitions (AbstractMembershipManager,
 // ConsumerMembershipManager), one method each, named as Kafka names them.
 
+// afterCallback is what the client does when a callback it asked for
+// returns.
+type afterCallback int
+
+const (
+	// thenAssign: a reconciliation's revoke returned; drop the revoked
+	// partitions and assign the new ones.
+	thenAssign afterCallback = iota
+	// thenAcknowledge: a reconciliation's assign returned; acknowledge.
+	thenAcknowledge
+	// thenRejoin: a fenced member's lost returned; rejoin with epoch 0.
+	thenRejoin
+	// thenForget: a fatal member's lost returned; forget the assignment.
+	thenForget
+	// thenLeave: close()'s release returned; send the leave heartbeat.
+	thenLeave
+	// thenReleased: a stale member's lost returned; rejoin if the
+	// application polled meanwhile.
+	thenReleased
+)
+
+func (a afterCallback) String() string {
+	return [...]string{"assign", "acknowledge", "rejoin", "forget", "leave", "released"}[a]
+}
+
+// pendingCallback is a callback the client asked for and what follows it.
+type pendingCallback struct {
+	token int
+	then  afterCallback
+	// reconciliation is the one the callback is part of (thenAssign,
+	// thenAcknowledge).
+	reconciliation reconciliation
+}
+
+// reconciliation is one pass of maybeReconcile: the assignment it
+// installs, and what it revokes and adds on the way.
+type reconciliation struct {
+	resolved       localAssignment
+	revoked, added kafka.Assignment
+}
+
 // invoke asks the application thread to run a rebalance callback and
 // continues with then when it returns; an empty callback is skipped (Kafka
 // skips empty revoked and lost callbacks; rebalsim skips an empty assigned
 // one too, which changes nothing but its duration).
-func (c *Client) invoke(env sim.ClientEnv, out *sim.Effects, kind sim.CallbackKind, parts kafka.Assignment, then func(sim.ClientEnv, *sim.Effects)) {
+func (c *Client) invoke(env sim.ClientEnv, out *sim.Effects, kind sim.CallbackKind, parts kafka.Assignment, then pendingCallback) {
 	if parts.Size() == 0 {
-		then(env, out)
+		c.continueAfter(env, then, out)
 		return
 	}
 	c.nextToken++
 	out.Callbacks = append(out.Callbacks, sim.Callback{Kind: kind, Partitions: parts.Partitions(), Commit: kind == sim.CallbackRevoked, Token: c.nextToken})
-	c.pending[c.nextToken] = then
+	then.token = c.nextToken
+	c.pending = append(c.pending, then)
+}
+
+// continueAfter does what follows a callback.
+func (c *Client) continueAfter(env sim.ClientEnv, p pendingCallback, out *sim.Effects) {
+	switch p.then {
+	case thenAssign:
+		c.owned = c.owned.Minus(p.reconciliation.revoked)
+		if c.maybeAbortReconciliation() {
+			return
+		}
+		c.assignPartitions(env, p.reconciliation, out)
+	case thenAcknowledge:
+		if !c.reconciliationInProgress || c.maybeAbortReconciliation() {
+			return
+		}
+		c.current = p.reconciliation.resolved
+		c.transitionTo(Acknowledging, out)
+		c.reconciliationInProgress = false
+	case thenRejoin:
+		c.clearAssignment()
+		if c.state == Fenced {
+			c.transitionToJoining(out)
+		}
+	case thenForget:
+		c.clearAssignment()
+	case thenLeave:
+		c.clearAssignment()
+		c.transitionToSendingLeaveGroup(false, out)
+	case thenReleased:
+		c.clearAssignment()
+		c.staleReleased = true
+		if c.rejoinWhenReleased && c.state == Stale {
+			c.transitionToJoining(out)
+		}
+	}
 }
 
 // processAssignmentReceived takes a new target from a heartbeat response:
@@ -46,31 +123,18 @@ func (c *Client) maybeReconcile(env sim.ClientEnv, out *sim.Effects) {
 	if c.state != Reconciling || c.targetAssignmentReconciled() || c.reconciliationInProgress {
 		return
 	}
-	resolved := localAssignment{epoch: c.target.epoch, partitions: c.target.partitions.Clone()}
+	r := reconciliation{resolved: localAssignment{epoch: c.target.epoch, partitions: c.target.partitions.Clone()}}
 	c.reconciliationInProgress, c.rejoinedWhileReconciliationInProgress = true, false
-	revoked := c.owned.Minus(resolved.partitions)
-	added := resolved.partitions.Minus(c.owned)
-	c.invoke(env, out, sim.CallbackRevoked, revoked, func(env sim.ClientEnv, out *sim.Effects) {
-		c.owned = c.owned.Minus(revoked)
-		if c.maybeAbortReconciliation() {
-			return
-		}
-		c.assignPartitions(env, resolved, added, out)
-	})
+	r.revoked = c.owned.Minus(r.resolved.partitions)
+	r.added = r.resolved.partitions.Minus(c.owned)
+	c.invoke(env, out, sim.CallbackRevoked, r.revoked, pendingCallback{then: thenAssign, reconciliation: r})
 }
 
 // assignPartitions installs the reconciled assignment and runs the
 // assigned callback; when it returns the member acknowledges.
-func (c *Client) assignPartitions(env sim.ClientEnv, resolved localAssignment, added kafka.Assignment, out *sim.Effects) {
-	c.owned = resolved.partitions.Clone()
-	c.invoke(env, out, sim.CallbackAssigned, added, func(env sim.ClientEnv, out *sim.Effects) {
-		if !c.reconciliationInProgress || c.maybeAbortReconciliation() {
-			return
-		}
-		c.current = resolved
-		c.transitionTo(Acknowledging, out)
-		c.reconciliationInProgress = false
-	})
+func (c *Client) assignPartitions(env sim.ClientEnv, r reconciliation, out *sim.Effects) {
+	c.owned = r.resolved.partitions.Clone()
+	c.invoke(env, out, sim.CallbackAssigned, r.added, pendingCallback{then: thenAcknowledge, reconciliation: r})
 }
 
 // maybeAbortReconciliation drops a reconciliation that no longer applies:
@@ -129,12 +193,7 @@ func (c *Client) transitionToFenced(env sim.ClientEnv, why string, out *sim.Effe
 	out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: why})
 	c.transitionTo(Fenced, out)
 	c.memberEpoch = JoinGroupMemberEpoch
-	c.invoke(env, out, sim.CallbackLost, c.owned, func(env sim.ClientEnv, out *sim.Effects) {
-		c.clearAssignment()
-		if c.state == Fenced {
-			c.transitionToJoining(out)
-		}
-	})
+	c.invoke(env, out, sim.CallbackLost, c.owned, pendingCallback{then: thenRejoin})
 }
 
 // transitionToFatal stops the member for good on an error the consumer
@@ -153,7 +212,7 @@ func (c *Client) transitionToFatal(env sim.ClientEnv, why string, out *sim.Effec
 		c.completeLeave()
 		return
 	}
-	c.invoke(env, out, sim.CallbackLost, c.owned, func(sim.ClientEnv, *sim.Effects) { c.clearAssignment() })
+	c.invoke(env, out, sim.CallbackLost, c.owned, pendingCallback{then: thenForget})
 }
 
 // leaveGroup is close()'s leave: release the partitions (revoked while the
@@ -175,10 +234,7 @@ func (c *Client) leaveGroup(env sim.ClientEnv, out *sim.Effects) {
 	if c.memberEpoch <= 0 {
 		kind = sim.CallbackLost
 	}
-	c.invoke(env, out, kind, c.owned, func(env sim.ClientEnv, out *sim.Effects) {
-		c.clearAssignment()
-		c.transitionToSendingLeaveGroup(false, out)
-	})
+	c.invoke(env, out, kind, c.owned, pendingCallback{then: thenLeave})
 }
 
 // transitionToSendingLeaveGroup moves to LEAVING with the leave epoch (-1,
@@ -233,13 +289,7 @@ func (c *Client) transitionToStale(env sim.ClientEnv, out *sim.Effects) {
 	out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: "poll timeout: max.poll.interval.ms exceeded"})
 	c.transitionTo(Stale, out)
 	c.staleReleased, c.rejoinWhenReleased = false, false
-	c.invoke(env, out, sim.CallbackLost, c.owned, func(env sim.ClientEnv, out *sim.Effects) {
-		c.clearAssignment()
-		c.staleReleased = true
-		if c.rejoinWhenReleased && c.state == Stale {
-			c.transitionToJoining(out)
-		}
-	})
+	c.invoke(env, out, sim.CallbackLost, c.owned, pendingCallback{then: thenReleased})
 	out.WantPoll = true
 }
 

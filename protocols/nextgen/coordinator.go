@@ -3,7 +3,6 @@ package nextgen
 import (
 	"fmt"
 	"github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
-	"strings"
 
 	"github.com/rebalsim/rebalsim/protocols/classic"
 	"github.com/rebalsim/rebalsim/sim"
@@ -17,15 +16,20 @@ const (
 	TypeConsumer GroupType = "consumer"
 )
 
-// Timer names of the consumer group; classic timers keep classic.Group's
-// names, and a timer of the kind of group the coordinator no longer holds
-// does nothing (Kafka's timers fail the group type check the same way).
+// The consumer group's timers, one of each kind per member; classic timers
+// keep classic.Group's kinds, and a timer of the kind of group the
+// coordinator no longer holds does nothing (Kafka's timers fail the group
+// type check the same way).
 const (
-	consumerTimerPrefix = "consumer-"
-	timerSession        = consumerTimerPrefix + "session/"
-	timerRebalance      = consumerTimerPrefix + "rebalance/"
-	timerJoin           = consumerTimerPrefix + "join/"
-	timerSync           = consumerTimerPrefix + "sync/"
+	// timerSession fences a member that stopped heartbeating.
+	timerSession sim.TimerKind = "consumer-session"
+	// timerRebalance fences a member that did not reconcile within its
+	// rebalance timeout.
+	timerRebalance sim.TimerKind = "consumer-rebalance"
+	// timerJoin fences a classic member that did not rejoin in time.
+	timerJoin sim.TimerKind = "consumer-join"
+	// timerSync fences a classic member that did not sync in time.
+	timerSync sim.TimerKind = "consumer-sync"
 )
 
 // Coordinator is the group coordinator for one group that is either a
@@ -127,13 +131,13 @@ func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim
 			c.classic.Receive(env, from, msg, out)
 			break
 		}
-		out.Send(from, classic.HeartbeatResponse{Error: c.classicGroupHeartbeatToConsumerGroup(env, from, req, out)}, sim.BackgroundThread)
+		out.Send(from, classic.HeartbeatResponse{Error: c.classicGroupHeartbeatToConsumerGroup(env, from, req, out)})
 	case classic.LeaveGroupRequest:
 		if c.consumer == nil {
 			c.classic.Receive(env, from, msg, out)
 			break
 		}
-		out.Send(from, classic.LeaveGroupResponse{Error: c.classicGroupLeaveToConsumerGroup(env, req, out)}, sim.BackgroundThread)
+		out.Send(from, classic.LeaveGroupResponse{Error: c.classicGroupLeaveToConsumerGroup(env, req, out)})
 	default:
 		panic(fmt.Sprintf("nextgen coordinator: unexpected message %T", msg))
 	}
@@ -141,31 +145,30 @@ func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim
 }
 
 // Timer handles the coordinator's timers.
-func (c *Coordinator) Timer(env sim.CoordinatorEnv, name string, out *sim.Effects) {
-	if !strings.HasPrefix(name, consumerTimerPrefix) {
+func (c *Coordinator) Timer(env sim.CoordinatorEnv, id sim.TimerID, out *sim.Effects) {
+	switch id.Kind {
+	case timerSession, timerRebalance, timerJoin, timerSync:
+	default:
 		if c.classic != nil {
-			c.classic.Timer(env, name, out)
+			c.classic.Timer(env, id, out)
 		}
 		return
 	}
 	if c.consumer == nil {
 		return
 	}
-	switch {
-	case strings.HasPrefix(name, timerSession):
-		c.onSessionTimeout(env, strings.TrimPrefix(name, timerSession), out)
-	case strings.HasPrefix(name, timerRebalance):
-		c.onRebalanceTimeout(env, strings.TrimPrefix(name, timerRebalance), out)
-	case strings.HasPrefix(name, timerJoin):
-		id := strings.TrimPrefix(name, timerJoin)
-		if m := c.consumer.byID[id]; m != nil {
+	switch id.Kind {
+	case timerSession:
+		c.onSessionTimeout(env, id.Member, out)
+	case timerRebalance:
+		c.onRebalanceTimeout(env, id.Member, out)
+	case timerJoin:
+		if m := c.consumer.byID[id.Member]; m != nil {
 			m.joinTimerArmed = false
 		}
-		c.fenceByTimer(env, id, "the classic member failed to join within the rebalance timeout", out)
-	case strings.HasPrefix(name, timerSync):
-		c.fenceByTimer(env, strings.TrimPrefix(name, timerSync), "the member failed to sync within the rebalance timeout", out)
-	default:
-		panic(fmt.Sprintf("nextgen coordinator: unknown timer %q", name))
+		c.fenceByTimer(env, id.Member, "the classic member failed to join within the rebalance timeout", out)
+	case timerSync:
+		c.fenceByTimer(env, id.Member, "the member failed to sync within the rebalance timeout", out)
 	}
 	c.maybeUpdateGroupState(out)
 }
@@ -238,7 +241,7 @@ func (c *Coordinator) noteMemberRemoved(m *member, reason string, out *sim.Effec
 
 // cancelTimers cancels every timer of a member (GroupMetadataManager.cancelTimers).
 func (c *Coordinator) cancelTimers(id string, out *sim.Effects) {
-	for _, prefix := range []string{timerSession, timerRebalance, timerJoin, timerSync} {
-		out.CancelTimer(prefix + id)
+	for _, kind := range []sim.TimerKind{timerSession, timerRebalance, timerJoin, timerSync} {
+		out.CancelTimer(sim.TimerID{Kind: kind, Member: id})
 	}
 }

@@ -49,8 +49,10 @@
 //	client := nextgen.NewClient(endpoint, consumerConfig) // sim.Client
 //
 // The caller (the simulator) then, in order: delivers every request to
-// Coordinator.Receive and every response to Client.Receive; fires the
-// timers they set; runs the callbacks a client asks for on its application
+// Coordinator.Receive and every response to Client.Receive, on the client
+// thread that sent the request (the coordinator answers the endpoint a
+// request came from and names no thread); fires the timers they set, by
+// their sim.TimerID; runs the callbacks a client asks for on its application
 // thread and reports each with CallbackDone; calls Client.Poll when asked
 // (Effects.WantPoll); calls Coordinator.MetadataChanged when partitions are
 // added. Both models are pure state machines: no clock, no goroutine, no

@@ -58,9 +58,6 @@ type member struct {
 	// its process.
 	endpoint         sim.Endpoint
 	rebalanceTimeout time.Duration
-	// timerNames are the names of the member's session and rebalance
-	// timers, built once per member id rather than on every heartbeat.
-	timerNames memberTimerNames
 	// classic is set for a member that speaks the classic protocol
 	// (ConsumerGroupMember.classicMemberMetadata).
 	classic *classicMetadata

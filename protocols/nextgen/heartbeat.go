@@ -31,7 +31,7 @@ func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.
 }
 
 func (c *Coordinator) replyHeartbeatError(from sim.Endpoint, req ConsumerGroupHeartbeatRequest, code classic.ErrorCode, out *sim.Effects) {
-	out.Send(from, ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: code, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}, sim.BackgroundThread)
+	out.Send(from, ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: code, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch})
 }
 
 // validateConsumerGroupHeartbeat is throwIfConsumerGroupHeartbeatRequestIsInvalid:
@@ -149,7 +149,7 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 	if req.isFullRequest() || !before.Equal(m.Assigned) {
 		resp.Assignment = m.Assigned.Clone()
 	}
-	out.Send(from, resp, sim.BackgroundThread)
+	out.Send(from, resp)
 }
 
 // getOrMaybeSubscribeDynamicMember is getOrMaybeSubscribeDynamicConsumerGroupMember
@@ -284,7 +284,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 		if m.State == reconcile.UnrevokedPartitions {
 			c.scheduleRebalanceTimeout(env, m, out)
 		} else {
-			out.CancelTimer(m.timers().rebalance)
+			out.CancelTimer(sim.TimerID{Kind: timerRebalance, Member: m.id})
 		}
 	}
 	return None
@@ -297,20 +297,7 @@ func sameMember(a, b reconcile.Member) bool {
 
 // scheduleSessionTimeout (re)arms a member's session timer.
 func (c *Coordinator) scheduleSessionTimeout(env sim.CoordinatorEnv, m *member, d time.Duration, out *sim.Effects) {
-	out.SetTimer(m.timers().session, env.Now+d, 0)
-}
-
-// memberTimerNames are a member's timer names for the member id id.
-type memberTimerNames struct {
-	id, session, rebalance string
-}
-
-// timers returns the names of the member's session and rebalance timers.
-func (m *member) timers() *memberTimerNames {
-	if n := &m.timerNames; n.id != m.id || n.session == "" {
-		*n = memberTimerNames{id: m.id, session: timerSession + m.id, rebalance: timerRebalance + m.id}
-	}
-	return &m.timerNames
+	out.SetTimer(sim.TimerID{Kind: timerSession, Member: m.id}, env.Now+d)
 }
 
 // scheduleRebalanceTimeout arms the timer that fences a member still at this
@@ -318,7 +305,7 @@ func (m *member) timers() *memberTimerNames {
 // (scheduleConsumerGroupRebalanceTimeout).
 func (c *Coordinator) scheduleRebalanceTimeout(env sim.CoordinatorEnv, m *member, out *sim.Effects) {
 	m.rebalanceTimeoutEpoch = m.Epoch
-	out.SetTimer(m.timers().rebalance, env.Now+m.rebalanceTimeout, 0)
+	out.SetTimer(sim.TimerID{Kind: timerRebalance, Member: m.id}, env.Now+m.rebalanceTimeout)
 }
 
 func (c *Coordinator) onSessionTimeout(env sim.CoordinatorEnv, id string, out *sim.Effects) {
@@ -369,7 +356,7 @@ func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoi
 	} else {
 		c.consumerGroupFenceMember(env, m, "the member left the group", out)
 	}
-	out.Send(from, ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: None, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}, sim.BackgroundThread)
+	out.Send(from, ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: None, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch})
 }
 
 // consumerGroupStaticMemberGroupLeave keeps a static member that leaves

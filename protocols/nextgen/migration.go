@@ -29,11 +29,7 @@ func (c *Coordinator) downgradeAllowed() bool {
 // deleteEmptyClassicGroup replaces an empty classic group by a new consumer
 // group (maybeDeleteEmptyClassicGroup); this is always allowed.
 func (c *Coordinator) deleteEmptyClassicGroup(out *sim.Effects) {
-	for _, id := range c.classic.PendingMemberIDs() {
-		out.CancelTimer("pending/" + id)
-	}
-	out.CancelTimer("join")
-	out.CancelTimer("sync")
+	c.classic.CancelTimers(out)
 	c.becomeConsumer(newConsumerGroup(c.cfg, c.assignors), out)
 }
 
@@ -56,18 +52,13 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 	gen := cg.Generation()
 	for _, m := range cg.Members() {
 		if m.AwaitingJoin {
-			out.Send(m.Endpoint, classic.JoinGroupResponse{Error: classic.RebalanceInProgress, MemberID: m.ID, Generation: -1}, sim.AppThread)
+			out.Send(m.Endpoint, classic.JoinGroupResponse{Error: classic.RebalanceInProgress, MemberID: m.ID, Generation: -1})
 		}
 		if m.AwaitingSync {
-			out.Send(m.Endpoint, classic.SyncGroupResponse{Error: classic.RebalanceInProgress}, sim.AppThread)
+			out.Send(m.Endpoint, classic.SyncGroupResponse{Error: classic.RebalanceInProgress})
 		}
-		out.CancelTimer("session/" + m.ID)
 	}
-	for _, id := range cg.PendingMemberIDs() {
-		out.CancelTimer("pending/" + id)
-	}
-	out.CancelTimer("join")
-	out.CancelTimer("sync")
+	cg.CancelTimers(out)
 
 	g := newConsumerGroup(c.cfg, c.assignors)
 	g.groupEpoch = gen

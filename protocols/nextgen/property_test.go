@@ -67,8 +67,8 @@ func (c *checkedCoordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, 
 	c.check(env)
 }
 
-func (c *checkedCoordinator) Timer(env sim.CoordinatorEnv, name string, out *sim.Effects) {
-	c.Coordinator.Timer(env, name, out)
+func (c *checkedCoordinator) Timer(env sim.CoordinatorEnv, id sim.TimerID, out *sim.Effects) {
+	c.Coordinator.Timer(env, id, out)
 	c.check(env)
 }
 
@@ -217,8 +217,8 @@ func (c *checkedClient) Receive(env sim.ClientEnv, msg sim.Message, out *sim.Eff
 	c.check(env)
 }
 
-func (c *checkedClient) Timer(env sim.ClientEnv, name string, out *sim.Effects) {
-	c.Client.Timer(env, name, out)
+func (c *checkedClient) Timer(env sim.ClientEnv, id sim.TimerID, out *sim.Effects) {
+	c.Client.Timer(env, id, out)
 	c.check(env)
 }
 
