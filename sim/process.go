@@ -78,7 +78,7 @@ type process struct {
 
 	pollRng *rand.Rand
 
-	idleTotal float64
+	idleTotal time.Duration
 	// lanes is the member's swim-lane history, in time order.
 	lanes      []MemberSegment
 	metrics    clientMetrics

@@ -40,7 +40,7 @@ type World struct {
 	flips      []flip
 	converged  bool
 
-	disturbances []Disturbance
+	disturbances []disturbance
 	findings     []Finding
 
 	trace    io.Writer
@@ -140,7 +140,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		p := p
 		w.k.At(p.spec.Start, func() { w.startProcess(p) })
 		if p.spec.Start > 0 {
-			w.disturb(Disturbance{Kind: string(EventStart), Members: []string{p.name}, Start: sec(p.spec.Start), End: sec(p.spec.Start), Label: "start " + p.name})
+			w.disturb(disturbance{kind: string(EventStart), members: []string{p.name}, start: p.spec.Start, end: p.spec.Start, label: "start " + p.name})
 		}
 	}
 	for _, ev := range sc.Events {
