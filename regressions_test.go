@@ -181,3 +181,35 @@ events: [{at: 187s, rolling_restart: {members: all, interval: 25s, down: 10s}}]
 		}
 	}
 }
+
+// A cooperative member whose SyncGroup response is lost to a network
+// partition, and which the coordinator then removes (session 10 s), must
+// rejoin: its SyncGroup times out after request.timeout.ms (30 s), as in
+// AbstractCoordinator, and the next JoinGroup learns it is unknown. Before,
+// it waited for that response forever and ran as a zombie to the horizon.
+func TestLostSyncResponseRejoins(t *testing.T) {
+	const src = `name: lost-sync-response
+duration: 20m
+topics: [{name: orders, partitions: 12, rate: 20}]
+defaults: {session_timeout: 10s, heartbeat_interval: 3s}
+group: {session_timeout: 10s, heartbeat_interval: 3s}
+members: [{count: 3, id: "c{i}"}, {id: c4, start: 30s}]
+events: [{at: 30.3185s, network_partition: {members: [c2], for: 11s}}]
+`
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := runYAML(t, src, rebalsim.Options{Protocols: []string{"cooperative"}, Seed: seed})[0]
+		// Where the partition drops the SyncGroup response (seed 1, the
+		// issue's reproducer) the member is back within the SyncGroup's
+		// 30 s request timeout and a rebalance. On some seeds it drops
+		// the JoinGroup response instead, and the member waits out the
+		// JoinGroup's request timeout, max.poll.interval.ms + 5 s = 305 s
+		// from 30.3 s; either way well before the 20-minute horizon.
+		bound := 320.0
+		if seed == 1 {
+			bound = 60
+		}
+		if !r.Metrics.Converged || r.Metrics.ConvergenceSeconds > bound {
+			t.Errorf("seed %d: converged %v in %.3f s (bound %.0f s); findings %+v", seed, r.Metrics.Converged, r.Metrics.ConvergenceSeconds, bound, r.Findings)
+		}
+	}
+}

@@ -140,7 +140,19 @@ func (c *Client) Start(env sim.ClientEnv, out *sim.Effects) {
 // Poll is poll(): if a rebalance is needed, prepare for it (once) and send
 // JoinGroup. Everything else of the rebalance follows from responses.
 func (c *Client) Poll(env sim.ClientEnv, out *sim.Effects) {
-	if c.closing || c.fatal != "" || !c.rejoinNeeded || c.joinInFlight || c.syncInFlight || c.pendingCbs > 0 {
+	if c.closing || c.fatal != "" || !c.rejoinNeeded || c.joinInFlight || c.pendingCbs > 0 {
+		return
+	}
+	if c.syncInFlight {
+		// The rebalance's SyncGroup is still pending (AbstractCoordinator
+		// keeps its joinFuture). A heartbeat that reset the generation
+		// meanwhile asked for onJoinPrepare again (resetStateAndRejoin
+		// sets needsJoinPrepare): it runs now, losing the partitions, and
+		// the next JoinGroup waits for the SyncGroup to end.
+		if !c.joinPrepared {
+			c.joinPrepared = true
+			c.onJoinPrepare(env, out)
+		}
 		return
 	}
 	if env.Now < c.backoffUntil {
@@ -227,7 +239,7 @@ func (c *Client) joinRequest() JoinGroupRequest {
 }
 
 func (c *Client) sendJoinGroup(env sim.ClientEnv, out *sim.Effects) {
-	if c.closing {
+	if c.closing || c.joinInFlight || c.syncInFlight {
 		return
 	}
 	c.setState(preparingRebalance, out)
@@ -283,6 +295,10 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		}
 		c.syncInFlight = true
 		out.Send(sim.Coordinator, sync, sim.AppThread)
+		// SyncGroup has the default request timeout (request.timeout.ms,
+		// AbstractCoordinator.sendSyncGroupRequest): a lost response
+		// fails the rebalance then, and the member rejoins.
+		out.SetTimer("sync-timeout", env.Now+c.cfg.RequestTimeout, sim.AppThread)
 	case MemberIDRequired:
 		c.memberID = r.MemberID
 		c.sendJoinGroup(env, out)
@@ -349,11 +365,18 @@ func (c *Client) onSyncGroupResponse(env sim.ClientEnv, r SyncGroupResponse, out
 		return
 	}
 	c.syncInFlight = false
-	switch r.Error {
-	case None:
+	out.CancelTimer("sync-timeout")
+	switch {
+	case r.Error == None && c.generation < 0:
+		// A heartbeat reset the generation while the SyncGroup was
+		// pending: the assignment is stale, and joinGroupIfNeeded rejoins
+		// at once (hasGenerationReset, resetStateAndRejoin).
+		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, Failed: true, Detail: "generation reset during SyncGroup"})
+		c.Poll(env, out)
+	case r.Error == None:
 		c.setState(stable, out)
 		c.onJoinComplete(env, r.Assignment, out)
-	case RebalanceInProgress:
+	case r.Error == RebalanceInProgress:
 		// Rejoin at once; onJoinPrepare has already run for this rebalance.
 		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, Failed: true})
 		c.sendJoinGroup(env, out)
@@ -426,6 +449,11 @@ func (c *Client) Timer(env sim.ClientEnv, name string, out *sim.Effects) {
 		if c.joinInFlight {
 			c.joinInFlight = false
 			c.retry(env, "JoinGroup timed out", out)
+		}
+	case "sync-timeout":
+		if c.syncInFlight {
+			c.syncInFlight = false
+			c.retry(env, "SyncGroup timed out", out)
 		}
 	case "retry":
 		c.Poll(env, out)
