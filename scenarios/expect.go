@@ -53,7 +53,8 @@ func (d *decoder) expectations(n *yaml.Node, s *sim.Scenario) {
 					x.ConvergedWithin = &v
 				}
 			case "no_double_ownership":
-				x.NoDoubleOwnership, _ = d.boolean(e.val, e.key)
+				v, ok := d.boolean(e.val, e.key)
+				x.NoDoubleOwnership, x.DoubleOwnershipHazard = v, ok && !v
 			case "no_zombie_processing":
 				x.NoZombieProcessing, _ = d.boolean(e.val, e.key)
 			case "seeds":
