@@ -213,3 +213,50 @@ events: [{at: 30.3185s, network_partition: {members: [c2], for: 11s}}]
 		}
 	}
 }
+
+// Commits as Kafka's clients make them, in the scale-out example (c4 joins
+// three consumers of 12 partitions at 30 s, 200 records/s each). At
+// Kafka's defaults a cooperative member auto-commits in onJoinPrepare,
+// then goes on processing the partition it will give up until SyncGroup
+// revokes it, with no commit of its own: the new owner processes those
+// records again. A listener that commits on revocation (commit_on_revoke)
+// leaves nothing to reprocess; eager revokes everything right after the
+// onJoinPrepare commit, and the consumer protocol's client commits before
+// every revocation, so both reprocess nothing.
+func TestCommitsAsKafkaMakesThem(t *testing.T) {
+	src, err := scenarios.ExampleSource("scale-out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(overrides ...string) map[string]float64 {
+		var ovs []scenarios.Override
+		for _, o := range overrides {
+			ov, err := scenarios.ParseOverride(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ovs = append(ovs, ov)
+		}
+		sc, err := scenarios.ParseWith("scale-out.yaml", src, ovs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := rebalsim.Run(sc, rebalsim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dups := map[string]float64{}
+		for _, r := range rep.Runs {
+			dups[r.Protocol] = r.Metrics.DuplicateRecords
+		}
+		return dups
+	}
+	defaults := run()
+	if defaults["cooperative"] <= 0 || defaults["eager"] != 0 || defaults["nextgen"] != 0 {
+		t.Errorf("at Kafka's defaults: duplicate_records %v; want cooperative > 0, eager and nextgen 0", defaults)
+	}
+	listener := run("defaults.commit_on_revoke=true")
+	if listener["cooperative"] != 0 || listener["eager"] != 0 || listener["nextgen"] != 0 {
+		t.Errorf("with commit_on_revoke: duplicate_records %v; want 0 everywhere", listener)
+	}
+}

@@ -488,12 +488,13 @@ func (l *Ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
 	})
 }
 
-// Release records that proc no longer owns tps. committed tells whether
-// its last processed offsets were committed (a clean revoke by a current
-// member); otherwise the uncommitted records will be processed again.
-func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
+// Release records that proc no longer owns tps: revoked (counted as
+// revocations) or lost. committed tells whether its last processed offsets
+// were committed first, which succeeds only for a current member;
+// otherwise the uncommitted records will be processed again.
+func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committed bool) {
 	pr := l.procs[proc]
-	committed := revoked && pr.member > 0
+	committed = committed && pr.member > 0
 	idxs := l.indexes(tps)
 	l.touchProc(proc, func() {
 		for _, idx := range idxs {
@@ -521,7 +522,7 @@ func (l *Ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 
 // ReleaseAll drops everything proc owns without a commit (crash, lost).
 func (l *Ledger) ReleaseAll(proc int) {
-	l.Release(proc, l.ownedBy(proc), false)
+	l.Release(proc, l.ownedBy(proc), false, false)
 }
 
 func (l *Ledger) ownedBy(proc int) []kafka.TopicPartition {

@@ -337,6 +337,9 @@ func (w *World) runClient(p *process, in clientInput) {
 func (w *World) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
+	if out.CommitOffsets && p.cfg.EnableAutoCommit {
+		w.ledger.Commit(p.idx)
+	}
 	// The effects are read in place: a note is large, and most steps
 	// set a timer or two.
 	for i := range notes {
@@ -552,7 +555,7 @@ func (w *World) runCallbacks(p *process) {
 	switch cb.Kind {
 	case CallbackRevoked:
 		w.ledger.StartRevoke(p.idx, cb.Partitions)
-		if cb.Commit && p.cfg.EnableAutoCommit {
+		if p.commitsBefore(cb) {
 			d += p.cfg.CommitLatency
 		}
 		d += p.cfg.RevokeCallback
@@ -561,7 +564,7 @@ func (w *World) runCallbacks(p *process) {
 		w.resumeAutoCommit(p)
 		d += p.cfg.AssignCallback
 	case CallbackLost:
-		w.ledger.Release(p.idx, cb.Partitions, false)
+		w.ledger.Release(p.idx, cb.Partitions, false, false)
 		d += p.cfg.LostCallback
 	}
 	if w.traceOn() {
@@ -584,7 +587,7 @@ func (w *World) runCallbacks(p *process) {
 
 func (w *World) finishCallback(p *process, cb Callback, started time.Duration) {
 	if cb.Kind == CallbackRevoked {
-		w.ledger.Release(p.idx, cb.Partitions, true)
+		w.ledger.Release(p.idx, cb.Partitions, true, p.commitsBefore(cb))
 	}
 	p.metrics.callbacks[cb.Kind] = append(p.metrics.callbacks[cb.Kind], float64(w.k.Now()-started)/float64(time.Millisecond))
 	if w.traceOn() {
@@ -784,8 +787,13 @@ func (w *World) scheduleAutoCommit(p *process) {
 			return
 		}
 		// Auto-commit runs inside poll(): a blocked application thread
-		// commits nothing until it polls again.
-		w.stepClient(p, AppThread, clientInput{fn: func(Client, ClientEnv, *Effects) { w.ledger.Commit(p.idx) }})
+		// commits nothing until it polls again, and a client whose
+		// commits fail mid-rebalance commits nothing then.
+		w.stepClient(p, AppThread, clientInput{fn: func(c Client, _ ClientEnv, _ *Effects) {
+			if g, ok := c.(CommitGate); !ok || g.CanCommit() {
+				w.ledger.Commit(p.idx)
+			}
+		}})
 		w.scheduleAutoCommit(p)
 	})
 }
@@ -806,7 +814,7 @@ func (w *World) stopProcess(p *process, clean bool) {
 		return
 	}
 	if clean {
-		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true)
+		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true, true)
 	} else {
 		w.ledger.ReleaseAll(p.idx)
 	}

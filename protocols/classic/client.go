@@ -181,6 +181,11 @@ func (c *Client) onJoinPrepare(env sim.ClientEnv, out *sim.Effects) bool {
 		}
 		return false
 	}
+	// ConsumerCoordinator.onJoinPrepare auto-commits everything consumed
+	// (maybeAutoCommitOffsetsSync) before it revokes anything: under
+	// cooperative, what the member goes on processing during the
+	// rebalance is not committed by the revocation after SyncGroup.
+	out.CommitOffsets = true
 	revoke := c.strategy.OnJoinPrepare(c.owned, c.subscription)
 	if revoke.Size() == 0 {
 		return false
@@ -401,7 +406,9 @@ func (c *Client) onJoinComplete(env sim.ClientEnv, assigned kafka.Assignment, ou
 			out.WantPoll = true
 		}
 	},
-		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions(), Commit: true},
+		// onJoinComplete revokes without a commit of its own (Commit
+		// false); only a listener that commits does.
+		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions()},
 		sim.Callback{Kind: sim.CallbackAssigned, Partitions: add.Partitions()})
 	if c.pendingCbs == 0 && c.rejoinNeeded {
 		out.WantPoll = true
@@ -581,6 +588,11 @@ func (c *Client) Settled() bool {
 func (c *Client) Rebalancing() bool {
 	return c.fatal == "" && (c.rejoinNeeded || c.joinInFlight || c.syncInFlight || c.state == preparingRebalance || c.state == completingRebalance)
 }
+
+// CanCommit reports whether an offset commit would succeed: only in a
+// stable generation (ConsumerCoordinator.sendOffsetCommitRequest,
+// generationIfStable), so the periodic auto-commit fails mid-rebalance.
+func (c *Client) CanCommit() bool { return c.state == stable && c.generation >= 0 }
 
 // Fenced reports a member that lost its membership and has not rejoined.
 func (c *Client) Fenced() bool { return c.fenced || c.fatal != "" }
