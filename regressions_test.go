@@ -201,9 +201,10 @@ events: [{at: 30.3185s, network_partition: {members: [c2], for: 11s}}]
 		// Where the partition drops the SyncGroup response (seed 1, the
 		// issue's reproducer) the member is back within the SyncGroup's
 		// 30 s request timeout and a rebalance. On some seeds it drops
-		// the JoinGroup response instead, and the member waits out the
-		// JoinGroup's request timeout, max.poll.interval.ms + 5 s = 305 s
-		// from 30.3 s; either way well before the 20-minute horizon.
+		// the JoinGroup (request or response) instead, and the member
+		// waits out the JoinGroup's request timeout,
+		// max.poll.interval.ms + 5 s = 305 s from 30.3 s; either way
+		// well before the 20-minute horizon.
 		bound := 320.0
 		if seed == 1 {
 			bound = 60
