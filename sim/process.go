@@ -5,13 +5,6 @@ import (
 	"time"
 )
 
-// commitsBefore reports whether a revoke commits the partitions' offsets
-// before they are released: the client's own auto-commit (Callback.Commit)
-// or the application's listener (commit_on_revoke).
-func (p *process) commitsBefore(cb Callback) bool {
-	return cb.Kind == CallbackRevoked && ((cb.Commit && p.cfg.EnableAutoCommit) || p.cfg.CommitOnRevoke)
-}
-
 // process is one consumer process of the scenario across its incarnations.
 // It owns the physical facts the protocol model cannot see: whether the
 // process is up, frozen by a GC pause, or has its application thread
@@ -115,4 +108,11 @@ type clientMetrics struct {
 	lastRebalanceEnd time.Duration
 	hasRebalanced    bool
 	callbacks        [3][]float64 // ms, by CallbackKind
+}
+
+// commitsBefore reports whether a revoke commits the partitions' offsets
+// before they are released: the client's own auto-commit (Callback.Commit)
+// or the application's listener (commit_on_revoke).
+func (p *process) commitsBefore(cb Callback) bool {
+	return cb.Kind == CallbackRevoked && ((cb.Commit && p.cfg.EnableAutoCommit) || p.cfg.CommitOnRevoke)
 }
