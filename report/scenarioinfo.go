@@ -183,6 +183,7 @@ func consumerSettings(cs sim.ConsumerSettings) map[string]string {
 		m["processing_rate"] = strconv.FormatFloat(*cs.ProcessingRate, 'f', -1, 64)
 	}
 	dur("commit_latency", cs.CommitLatency)
+	boolean("commit_on_revoke", cs.CommitOnRevoke)
 	dur("revoke_callback", cs.RevokeCallback)
 	dur("assign_callback", cs.AssignCallback)
 	dur("lost_callback", cs.LostCallback)

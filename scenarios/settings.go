@@ -108,6 +108,8 @@ func consumerSettings() []setting {
 			func(cs *sim.ConsumerSettings) **float64 { return &cs.ProcessingRate }, positiveRate},
 		settingOf[time.Duration]{"commit_latency", parseDuration,
 			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.CommitLatency }, nonNegative},
+		settingOf[bool]{"commit_on_revoke", parseBool,
+			func(cs *sim.ConsumerSettings) **bool { return &cs.CommitOnRevoke }, anyValue[bool]},
 		settingOf[time.Duration]{"revoke_callback", parseDuration,
 			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.RevokeCallback }, nonNegative},
 		settingOf[time.Duration]{"assign_callback", parseDuration,

@@ -540,7 +540,17 @@ func (c *checker) checkExpectations() {
 				}
 			}
 		}
-		if x.ConvergedWithin == nil && !x.NoDoubleOwnership && !x.NoZombieProcessing && len(x.Bounds) == 0 {
+		if x.DoubleOwnershipHazard {
+			pinned := slices.ContainsFunc(x.Bounds, func(b Bound) bool {
+				return b.Metric == "double_ownership_seconds" && !b.IsMax && b.FractionOf == "" && b.Value > 0
+			})
+			switch {
+			case len(x.Protocols) == 0:
+				c.problem(path+".no_double_ownership", "no_double_ownership: false declares a known hazard of some protocols; name them with protocols:")
+			case !pinned:
+				c.problem(path+".no_double_ownership", "no_double_ownership: false must show the hazard it declares: add min_double_ownership_seconds with a positive value")
+			}
+		} else if x.ConvergedWithin == nil && !x.NoDoubleOwnership && !x.NoZombieProcessing && len(x.Bounds) == 0 {
 			c.problem(path, "the expectation checks nothing; add converged_within, no_double_ownership, no_zombie_processing or a max_/min_ bound")
 		}
 	}

@@ -25,6 +25,9 @@ func DefaultConsumerConfig(clientID string) ConsumerConfig {
 		MaxPollRecords:     500,
 		ProcessingRate:     2000,
 		CommitLatency:      5 * time.Millisecond,
+		// Kafka's default rebalance listener does nothing, so commits
+		// nothing.
+		CommitOnRevoke: false,
 	}
 }
 
@@ -94,6 +97,9 @@ func (s ConsumerSettings) Apply(c *ConsumerConfig) error {
 		c.ProcessingRate = *s.ProcessingRate
 	}
 	setDuration(&c.CommitLatency, s.CommitLatency)
+	if s.CommitOnRevoke != nil {
+		c.CommitOnRevoke = *s.CommitOnRevoke
+	}
 	setDuration(&c.RevokeCallback, s.RevokeCallback)
 	setDuration(&c.AssignCallback, s.AssignCallback)
 	setDuration(&c.LostCallback, s.LostCallback)

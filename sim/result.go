@@ -26,6 +26,9 @@ type Result struct {
 	Series Series `json:"series"`
 	// Disturbances are the scenario events as they happened.
 	Disturbances []Disturbance `json:"disturbances"`
+	// DisturbancesNotReached counts scenario events scheduled at or after
+	// the horizon: they are neither listed nor judged for convergence.
+	DisturbancesNotReached int `json:"disturbances_not_reached,omitempty"`
 	// Events counts the kernel events the run executed.
 	Events uint64 `json:"events"`
 }

@@ -145,6 +145,9 @@ type ConsumerSettings struct {
 	ProcessingRate *float64
 	// CommitLatency is the time a synchronous offset commit takes (before revocation).
 	CommitLatency *time.Duration
+	// CommitOnRevoke makes the application's onPartitionsRevoked commit
+	// synchronously (Kafka's default listener does nothing).
+	CommitOnRevoke *bool
 	// RevokeCallback, AssignCallback and LostCallback are the time the
 	// application spends in onPartitionsRevoked / Assigned / Lost.
 	RevokeCallback *time.Duration
@@ -172,6 +175,7 @@ type ConsumerConfig struct {
 	MaxPollRecords     int
 	ProcessingRate     float64
 	CommitLatency      time.Duration
+	CommitOnRevoke     bool
 	RevokeCallback     time.Duration
 	AssignCallback     time.Duration
 	LostCallback       time.Duration
