@@ -12,20 +12,8 @@ import (
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-// The allowed values of the enumerated settings (reference §1). They are
-// functions rather than variables so that no caller can change them.
-
-// protocolNames lists the protocol models, in the order runs compare them.
-func protocolNames() []string { return []string{"eager", "cooperative", "nextgen"} }
-
-func groupProtocolNames() []string { return []string{"classic", "consumer"} }
-
-func clientAssignorNames() []string {
-	return []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
-}
-
-func serverAssignorNames() []string { return []string{"uniform", "range"} }
-
+// migrationPolicies are the values of group.consumer.migration.policy
+// (reference §1.3).
 func migrationPolicies() []string {
 	return []string{"bidirectional", "upgrade", "downgrade", "disabled"}
 }
@@ -75,9 +63,9 @@ func (s settingOf[T]) check(c *checker, path string, cs *sim.ConsumerSettings) {
 func consumerSettings() []setting {
 	return []setting{
 		settingOf[string]{"protocol", parseString,
-			func(cs *sim.ConsumerSettings) **string { return &cs.Protocol }, oneOf("protocol", protocolNames())},
+			func(cs *sim.ConsumerSettings) **string { return &cs.Protocol }, checkProtocol},
 		settingOf[string]{"group_protocol", parseString,
-			func(cs *sim.ConsumerSettings) **string { return &cs.GroupProtocol }, oneOf("group_protocol", groupProtocolNames())},
+			func(cs *sim.ConsumerSettings) **string { return &cs.GroupProtocol }, oneOf("group_protocol", sim.GroupProtocols())},
 		settingOf[[]string]{"assignors", parseStrings,
 			func(cs *sim.ConsumerSettings) **[]string { return &cs.Assignors }, checkAssignors},
 		settingOf[string]{"remote_assignor", parseString,
@@ -273,9 +261,14 @@ func oneOf(noun string, allowed []string) func(*checker, string, string, string)
 	}
 }
 
+// checkProtocol accepts the protocols the models implement.
+func checkProtocol(c *checker, path, key string, v string) {
+	oneOf("protocol", c.names.Protocols)(c, path, key, v)
+}
+
 func checkAssignors(c *checker, path, key string, v []string) {
 	if len(v) == 0 {
-		c.problem(path, "%s must name at least one assignor (allowed: %s)", key, strings.Join(clientAssignorNames(), ", "))
+		c.problem(path, "%s must name at least one assignor (allowed: %s)", key, strings.Join(c.names.ClientAssignors, ", "))
 		return
 	}
 	dup := repeats{}
@@ -285,15 +278,15 @@ func checkAssignors(c *checker, path, key string, v []string) {
 		}
 		at := fmt.Sprintf("%s[%d]", path, i)
 		switch {
-		case slices.Contains(clientAssignorNames(), a):
+		case slices.Contains(c.names.ClientAssignors, a):
 			if dup.seen(a) {
 				c.problem(at, "assignor %q is listed twice in %s", a, key)
 			}
-		case a == "uniform":
-			c.problem(at, "uniform is a server assignor of the consumer protocol, not a client one; use remote_assignor or group.assignor (client assignors: %s)",
-				strings.Join(clientAssignorNames(), ", "))
+		case slices.Contains(c.names.ServerAssignors, a):
+			c.problem(at, "%s is a server assignor of the consumer protocol, not a client one; use remote_assignor or group.assignor (client assignors: %s)",
+				short(a), strings.Join(c.names.ClientAssignors, ", "))
 		default:
-			c.problem(at, "unknown assignor %q in %s%s (client assignors: %s)", short(a), key, didYouMean(a, clientAssignorNames()), strings.Join(clientAssignorNames(), ", "))
+			c.problem(at, "unknown assignor %q in %s%s (client assignors: %s)", short(a), key, didYouMean(a, c.names.ClientAssignors), strings.Join(c.names.ClientAssignors, ", "))
 		}
 	}
 }
@@ -306,15 +299,15 @@ func checkRemoteAssignor(c *checker, path, key string, v string) {
 }
 
 func checkServerAssignor(c *checker, path, key string, v string) {
-	if slices.Contains(serverAssignorNames(), v) {
+	if slices.Contains(c.names.ServerAssignors, v) {
 		return
 	}
-	if slices.Contains(clientAssignorNames(), v) {
+	if slices.Contains(c.names.ClientAssignors, v) {
 		c.problem(path, "%s %q is a client assignor of the classic protocol; the consumer protocol's server assignors are %s",
-			key, v, strings.Join(serverAssignorNames(), ", "))
+			key, v, strings.Join(c.names.ServerAssignors, ", "))
 		return
 	}
-	c.problem(path, "unknown %s %q%s (server assignors: %s)", key, short(v), didYouMean(v, serverAssignorNames()), strings.Join(serverAssignorNames(), ", "))
+	c.problem(path, "unknown %s %q%s (server assignors: %s)", key, short(v), didYouMean(v, c.names.ServerAssignors), strings.Join(c.names.ServerAssignors, ", "))
 }
 
 func checkName(c *checker, path, key string, v string) {

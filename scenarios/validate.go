@@ -21,11 +21,15 @@ import (
 // Protocols list (every model), a zero Network (no latency) and
 // zero GroupConfig fields (Kafka's broker defaults). Validate does not
 // change s.
-func Validate(s *sim.Scenario) error {
+func Validate(s *sim.Scenario) error { return Loader{}.Validate(s) }
+
+// Validate checks a scenario built in Go against the rules and the names
+// the loader's models register (see the function Validate).
+func (l Loader) Validate(s *sim.Scenario) error {
 	if s == nil {
 		return &Error{Source: "scenario", Message: "the scenario is nil"}
 	}
-	c := newChecker(s, nil)
+	c := newChecker(s, nil, l.names())
 	c.run()
 	return c.err()
 }
@@ -46,6 +50,7 @@ type locator interface {
 type checker struct {
 	s     *sim.Scenario
 	loc   locator
+	names sim.Names
 	label string
 	errs  []*Error
 	// topicIndex and memberIndex find declarations by name (first wins).
@@ -53,7 +58,7 @@ type checker struct {
 	memberIndex map[string]int
 }
 
-func newChecker(s *sim.Scenario, loc locator) *checker {
+func newChecker(s *sim.Scenario, loc locator, names sim.Names) *checker {
 	label := s.Source
 	if label == "" {
 		label = "scenario"
@@ -61,7 +66,7 @@ func newChecker(s *sim.Scenario, loc locator) *checker {
 			label = fmt.Sprintf("scenario %q", short(s.Name))
 		}
 	}
-	return &checker{s: s, loc: loc, label: label,
+	return &checker{s: s, loc: loc, names: names, label: label,
 		topicIndex: make(map[string]int, len(s.Topics)), memberIndex: make(map[string]int, min(len(s.Members), MaxMembers))}
 }
 
@@ -134,9 +139,9 @@ func (c *checker) checkTop() {
 		c.problem("duration", "duration must be positive, found %s", FormatDuration(s.Duration))
 	}
 	if len(s.Protocols) == 0 && c.written("protocols") {
-		c.problem("protocols", "protocols must name at least one protocol (allowed: %s)", strings.Join(protocolNames(), ", "))
+		c.problem("protocols", "protocols must name at least one protocol (allowed: %s)", strings.Join(c.names.Protocols, ", "))
 	}
-	c.checkProtocolList("protocols", s.Protocols, protocolNames())
+	c.checkProtocolList("protocols", s.Protocols, c.names.Protocols)
 }
 
 // checkProtocolList checks names against the allowed protocols.
@@ -148,8 +153,8 @@ func (c *checker) checkProtocolList(path string, ps, allowed []string) {
 		}
 		at := fmt.Sprintf("%s[%d]", path, i)
 		switch {
-		case !slices.Contains(protocolNames(), p):
-			oneOf("protocol", protocolNames())(c, at, "", p)
+		case !slices.Contains(c.names.Protocols, p):
+			oneOf("protocol", c.names.Protocols)(c, at, "", p)
 		case !slices.Contains(allowed, p):
 			c.problem(at, "protocol %s is not among the scenario's protocols (%s), so this expectation would never be checked",
 				p, strings.Join(allowed, ", "))
@@ -162,7 +167,7 @@ func (c *checker) checkProtocolList(path string, ps, allowed []string) {
 // runs returns the protocols the scenario runs; empty means all of them.
 func (c *checker) runs() []string {
 	if len(c.s.Protocols) == 0 {
-		return protocolNames()
+		return c.names.Protocols
 	}
 	return c.s.Protocols
 }
@@ -546,8 +551,8 @@ func (c *checker) checkExpectations() {
 func (c *checker) checkComparison(path, key string, x sim.Expectation, b sim.Bound) {
 	at := path + "." + key + ".fraction_of"
 	switch {
-	case !slices.Contains(protocolNames(), b.FractionOf):
-		oneOf("protocol", protocolNames())(c, at, "", b.FractionOf)
+	case !slices.Contains(c.names.Protocols, b.FractionOf):
+		oneOf("protocol", c.names.Protocols)(c, at, "", b.FractionOf)
 	case !slices.Contains(c.runs(), b.FractionOf):
 		c.problem(at, "%s compares with %s, which is not among the scenario's protocols (%s)", key, b.FractionOf, strings.Join(c.runs(), ", "))
 	case len(x.Protocols) == 0:

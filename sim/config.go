@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -12,7 +13,7 @@ import (
 func DefaultConsumerConfig(clientID string) ConsumerConfig {
 	return ConsumerConfig{
 		ClientID:           clientID,
-		GroupProtocol:      "classic",
+		GroupProtocol:      GroupProtocolClassic,
 		Assignors:          []string{"range", "cooperative-sticky"},
 		SessionTimeout:     45 * time.Second,
 		HeartbeatInterval:  3 * time.Second,
@@ -36,25 +37,75 @@ const (
 	ProtocolNextgen     = "nextgen"
 )
 
+// The values of group.protocol.
+const (
+	GroupProtocolClassic  = "classic"
+	GroupProtocolConsumer = "consumer"
+)
+
+// GroupProtocols lists the values of group.protocol.
+func GroupProtocols() []string { return []string{GroupProtocolClassic, GroupProtocolConsumer} }
+
+// Protocol is one protocol shorthand: the name a run, a scenario's
+// protocols: list and a member's protocol: key use, and the consumer
+// configuration it stands for.
+type Protocol struct {
+	Name string
+	// GroupProtocol is the group.protocol the shorthand sets.
+	GroupProtocol string
+	// Assignors is the partition.assignment.strategy it sets; nil leaves
+	// the one below in place (the consumer protocol has no client assignor).
+	Assignors []string
+	// Meaning says in a line what the protocol is.
+	Meaning string
+}
+
+// ProtocolTable lists the protocol shorthands in their canonical order,
+// the order runs compare them in.
+func ProtocolTable() []Protocol {
+	return []Protocol{
+		{ProtocolEager, GroupProtocolClassic, []string{"range"},
+			"classic group protocol, EAGER rebalancing: every member revokes everything at each rebalance"},
+		{ProtocolCooperative, GroupProtocolClassic, []string{"cooperative-sticky"},
+			"classic group protocol, COOPERATIVE rebalancing (KIP-429): only moving partitions are revoked, in a second round"},
+		{ProtocolNextgen, GroupProtocolConsumer, nil,
+			"the consumer group protocol (KIP-848): the coordinator computes targets, members converge by heartbeat"},
+	}
+}
+
 // Protocols lists the protocol shorthands in their canonical order.
 func Protocols() []string {
-	return []string{ProtocolEager, ProtocolCooperative, ProtocolNextgen}
+	var names []string
+	for _, p := range ProtocolTable() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// Names are the names a set of protocol models registers: what a scenario
+// may name in protocols:, assignors:, remote_assignor and group.assignor.
+type Names struct {
+	// Protocols are the shorthands the models implement, in canonical order.
+	Protocols []string
+	// ClientAssignors are the partition.assignment.strategy names.
+	ClientAssignors []string
+	// ServerAssignors are the consumer protocol's server assignors
+	// (group.remote.assignor), the group's default first.
+	ServerAssignors []string
 }
 
 func applyShorthand(c *ConsumerConfig, protocol string) error {
-	switch protocol {
-	case ProtocolEager:
-		c.GroupProtocol = "classic"
-		c.Assignors = []string{"range"}
-	case ProtocolCooperative:
-		c.GroupProtocol = "classic"
-		c.Assignors = []string{"cooperative-sticky"}
-	case ProtocolNextgen:
-		c.GroupProtocol = "consumer"
-	default:
-		return fmt.Errorf("unknown protocol %q (want eager, cooperative or nextgen)", protocol)
+	for _, p := range ProtocolTable() {
+		if p.Name != protocol {
+			continue
+		}
+		c.GroupProtocol = p.GroupProtocol
+		if p.Assignors != nil {
+			c.Assignors = slices.Clone(p.Assignors)
+		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("unknown protocol %q (want %s)", protocol, strings.Join(Protocols(), ", "))
 }
 
 // Apply lays s over c: the shorthand first, then every explicit key.

@@ -27,6 +27,9 @@ type Spec struct {
 	Vary []sim.Variation
 	// Protocols to run; empty means the scenario's protocols.
 	Protocols []string
+	// Models are the models the sweep will run under (give Run the same);
+	// the scenario may name what they register. Nil means protocols.Default().
+	Models sim.Models
 }
 
 // Grid is an expanded sweep: every grid point decoded and checked.
@@ -85,7 +88,8 @@ func pointLabel(params, values []string) string {
 // the first grid point the loader rejects, naming the point and the file
 // position, before anything runs.
 func Expand(source string, data []byte, spec Spec) (*Grid, error) {
-	base, err := scenarios.Parse(source, data)
+	loader := scenarios.Loader{Models: spec.Models}
+	base, err := loader.Parse(source, data)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +121,7 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 			vary = append(vary, v)
 		}
 	}
-	if g.Protocols, err = rebalsim.ProtocolsFor(base, spec.Protocols); err != nil {
+	if g.Protocols, err = rebalsim.ProtocolsFor(base, spec.Protocols, spec.Models); err != nil {
 		return nil, err
 	}
 	for i, p := range g.Protocols {
@@ -148,7 +152,7 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 			overrides[j] = scenarios.Override{Path: vary[j].Path, Value: values[j]}
 		}
 		g.Points[i].Values = values
-		sc, err := scenarios.ParseWith(source, data, overrides)
+		sc, err := loader.ParseWith(source, data, overrides)
 		if err != nil {
 			return nil, fmt.Errorf("grid point %d (%s): %w", i, g.Label(i), err)
 		}
