@@ -383,12 +383,7 @@ func (d *decoder) group(n *yaml.Node, g *sim.GroupConfig) {
 	if !ok {
 		return
 	}
-	for _, s := range groupSettings() {
-		if e := f.get(s.name()); e != nil {
-			d.mark("group."+s.name(), e.val)
-			s.decode(d, e.val, g)
-		}
-	}
+	d.decodeGroup(f, g)
 }
 
 func memberKeys() []string {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -246,17 +245,9 @@ func (c *checker) checkNetwork() {
 
 func (c *checker) checkGroup() {
 	g := &c.s.Group
-	for _, s := range groupSettings() {
-		s.check(c, g)
-	}
-	def := sim.DefaultGroupConfig()
-	orDefault := func(v, d time.Duration) time.Duration {
-		if v == 0 {
-			return d
-		}
-		return v
-	}
-	hb, st := orDefault(g.HeartbeatInterval, def.HeartbeatInterval), orDefault(g.SessionTimeout, def.SessionTimeout)
+	c.checkGroupSettings(g)
+	resolved := sim.ResolveGroupConfig(*g)
+	hb, st := resolved.HeartbeatInterval, resolved.SessionTimeout
 	if hb > 0 && st > 0 && hb >= st {
 		path := "group.heartbeat_interval"
 		if !c.written(path) && c.written("group.session_timeout") {
@@ -265,7 +256,7 @@ func (c *checker) checkGroup() {
 		c.problem(path, "group.heartbeat_interval %s must be less than group.session_timeout %s, or members expire between heartbeats",
 			FormatDuration(hb), FormatDuration(st))
 	}
-	lo, hi := orDefault(g.MinSessionTimeout, def.MinSessionTimeout), orDefault(g.MaxSessionTimeout, def.MaxSessionTimeout)
+	lo, hi := resolved.MinSessionTimeout, resolved.MaxSessionTimeout
 	if lo > 0 && hi > 0 && lo > hi {
 		c.problem("group.min_session_timeout", "group.min_session_timeout %s exceeds group.max_session_timeout %s", FormatDuration(lo), FormatDuration(hi))
 	}
@@ -289,8 +280,8 @@ func (c *checker) checkTimeouts(layers []layer, who string) bool {
 	if top.cs.SessionTimeout == nil && top.cs.HeartbeatInterval == nil {
 		return false
 	}
-	st, stFrom := kafkaSessionTimeout, "Kafka's default"
-	hb, hbFrom := kafkaHeartbeatInterval, "Kafka's default"
+	st, hb := kafkaTimeouts()
+	stFrom, hbFrom := "Kafka's default", "Kafka's default"
 	for i := len(layers) - 1; i >= 0; i-- {
 		if p := layers[i].cs.SessionTimeout; p != nil {
 			st, stFrom = *p, layers[i].name
