@@ -85,7 +85,7 @@ func (s Setting) RuleText() string {
 	case RuleRange:
 		return strconv.FormatInt(s.Min, 10) + " to " + strconv.FormatInt(s.Max, 10)
 	case RuleOneOf:
-		return strings.Join(s.Allowed, " \\| ")
+		return "one of " + strings.Join(s.Allowed, ", ")
 	case RuleProtocol:
 		return "a protocol the models implement"
 	case RuleClientAssignors:
@@ -205,7 +205,7 @@ func consumer[T any](s Setting, def T, layer func(*ConsumerSettings) **T, config
 func ConsumerSettingTable() []ConsumerSetting {
 	return []ConsumerSetting{
 		consumerRow[string]{Setting: Setting{Key: "protocol", Kind: KindString, Rule: RuleProtocol,
-			Meaning: "a protocol shorthand (ProtocolTable), under every explicit key; default: the run's protocol"},
+			Meaning: "a protocol shorthand (the protocols table), under every explicit key; default: the run's protocol"},
 			layer: func(cs *ConsumerSettings) **string { return &cs.Protocol },
 			with:  applyShorthand},
 		consumer(Setting{Key: "group_protocol", Kafka: "group.protocol", Kind: KindString, Rule: RuleOneOf, Allowed: GroupProtocols(),
