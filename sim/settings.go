@@ -279,6 +279,15 @@ func ConsumerSettingTable() []ConsumerSetting {
 	}
 }
 
+// The values of group.consumer.migration.policy
+// (ConsumerGroupMigrationPolicy).
+const (
+	MigrationBidirectional = "bidirectional"
+	MigrationUpgrade       = "upgrade"
+	MigrationDowngrade     = "downgrade"
+	MigrationDisabled      = "disabled"
+)
+
 // GroupSetting is one row of the group coordinator's settings: a Setting
 // and how to read and write it in a GroupConfig.
 type GroupSetting interface {
@@ -330,9 +339,9 @@ func GroupSettingTable() []GroupSetting {
 			Meaning: "consumer protocol: the server assignor of members that ask for none (the first of Kafka's list)"},
 			"uniform", false, func(g *GroupConfig) *string { return &g.Assignor }},
 		groupRow[string]{Setting{Key: "migration_policy", Kafka: "group.consumer.migration.policy", Kind: KindString, Rule: RuleOneOf,
-			Allowed: []string{"bidirectional", "upgrade", "downgrade", "disabled"},
+			Allowed: []string{MigrationBidirectional, MigrationUpgrade, MigrationDowngrade, MigrationDisabled},
 			Meaning: "which online migrations between a classic and a consumer group are allowed (KIP-848)"},
-			"bidirectional", false, func(g *GroupConfig) *string { return &g.MigrationPolicy }},
+			MigrationBidirectional, false, func(g *GroupConfig) *string { return &g.MigrationPolicy }},
 		groupRow[time.Duration]{Setting{Key: "assignment_interval", Kafka: "group.consumer.assignment.interval.ms", Kind: KindDuration, Rule: RuleNonNegative, Zero: "off",
 			Meaning: "consumer protocol: least time between two target assignments (newer than 4.0, which has none)"},
 			0, false, func(g *GroupConfig) *time.Duration { return &g.AssignmentInterval }},
