@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // DefaultConsumerConfig returns Kafka's client defaults (reference §1.1)
@@ -11,7 +12,7 @@ import (
 // processing speed and callback durations (ConsumerSettingTable).
 func DefaultConsumerConfig(clientID string) ConsumerConfig {
 	c := ConsumerConfig{ClientID: clientID}
-	for _, s := range ConsumerSettingTable() {
+	for _, s := range consumerSettingTable() {
 		s.setDefault(&c)
 	}
 	return c
@@ -49,8 +50,18 @@ type Protocol struct {
 }
 
 // ProtocolTable lists the protocol shorthands in their canonical order,
-// the order runs compare them in.
+// the order runs compare them in. The returned slice is the caller's.
 func ProtocolTable() []Protocol {
+	rows := slices.Clone(protocolTable())
+	for i := range rows {
+		rows[i].Assignors = slices.Clone(rows[i].Assignors)
+	}
+	return rows
+}
+
+// protocolTable is built once: every member incarnation applies a
+// shorthand from it. Its rows are never changed.
+var protocolTable = sync.OnceValue(func() []Protocol {
 	return []Protocol{
 		{ProtocolEager, GroupProtocolClassic, []string{"range"},
 			"classic group protocol, EAGER rebalancing: every member revokes everything at each rebalance"},
@@ -59,12 +70,12 @@ func ProtocolTable() []Protocol {
 		{ProtocolNextgen, GroupProtocolConsumer, nil,
 			"the consumer group protocol (KIP-848): the coordinator computes targets, members converge by heartbeat"},
 	}
-}
+})
 
 // Protocols lists the protocol shorthands in their canonical order.
 func Protocols() []string {
 	var names []string
-	for _, p := range ProtocolTable() {
+	for _, p := range protocolTable() {
 		names = append(names, p.Name)
 	}
 	return names
@@ -83,7 +94,7 @@ type Names struct {
 }
 
 func applyShorthand(c *ConsumerConfig, protocol string) error {
-	for _, p := range ProtocolTable() {
+	for _, p := range protocolTable() {
 		if p.Name != protocol {
 			continue
 		}
@@ -97,9 +108,12 @@ func applyShorthand(c *ConsumerConfig, protocol string) error {
 }
 
 // Apply lays s over c: the shorthand first, then every explicit key.
-func (s ConsumerSettings) Apply(c *ConsumerConfig) error {
-	for _, row := range ConsumerSettingTable() {
-		if err := row.apply(&s, c); err != nil {
+func (s ConsumerSettings) Apply(c *ConsumerConfig) error { return s.apply(c) }
+
+// apply is Apply without the copy of s, which would escape to the heap.
+func (s *ConsumerSettings) apply(c *ConsumerConfig) error {
+	for _, row := range consumerSettingTable() {
+		if err := row.apply(s, c); err != nil {
 			return err
 		}
 	}
@@ -115,8 +129,8 @@ func ResolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []Consum
 		return c, err
 	}
 	layers := append([]ConsumerSettings{sc.Defaults, m.Settings}, patches...)
-	for _, l := range layers {
-		if err := l.Apply(&c); err != nil {
+	for i := range layers {
+		if err := layers[i].apply(&c); err != nil {
 			return c, fmt.Errorf("member %s: %w", m.ID, err)
 		}
 	}
@@ -131,7 +145,7 @@ func ResolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []Consum
 // ResolveGroupConfig fills the zero fields of g with Kafka's defaults, except
 // where zero is a meaningful setting (InitialRebalanceDelay: no delay).
 func ResolveGroupConfig(g GroupConfig) GroupConfig {
-	for _, row := range GroupSettingTable() {
+	for _, row := range groupSettingTable() {
 		if !row.ZeroIsValue() && row.IsZero(&g) {
 			row.Put(&g, row.Default())
 		}

@@ -99,7 +99,7 @@ type GroupConfig struct {
 // GroupSettingTable).
 func DefaultGroupConfig() GroupConfig {
 	var g GroupConfig
-	for _, row := range GroupSettingTable() {
+	for _, row := range groupSettingTable() {
 		row.Put(&g, row.Default())
 	}
 	return g

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -73,6 +74,12 @@ type Setting struct {
 	Zero string
 	// Meaning says in a line what the setting is.
 	Meaning string
+}
+
+// clone copies Allowed, so that no caller can change a row.
+func (s Setting) clone() Setting {
+	s.Allowed = slices.Clone(s.Allowed)
+	return s
 }
 
 // RuleText states the setting's rule for people ("> 0", "1 to 2147483647").
@@ -148,7 +155,7 @@ type consumerRow[T any] struct {
 	with func(c *ConsumerConfig, v T) error
 }
 
-func (r consumerRow[T]) Info() Setting { return r.Setting }
+func (r consumerRow[T]) Info() Setting { return r.Setting.clone() }
 
 func (r consumerRow[T]) Value(cs *ConsumerSettings) (any, bool) {
 	if p := *r.layer(cs); p != nil {
@@ -166,7 +173,7 @@ func (r consumerRow[T]) Default() (any, bool) {
 	if !r.hasDef {
 		return nil, false
 	}
-	return r.def, true
+	return cloned(r.def), true
 }
 
 func (r consumerRow[T]) apply(cs *ConsumerSettings, c *ConsumerConfig) error {
@@ -187,10 +194,11 @@ func (r consumerRow[T]) setDefault(c *ConsumerConfig) {
 	}
 }
 
-// cloned copies a list, so that no two configurations share one.
+// cloned copies a list, so that no two configurations share one. Only a
+// pointer goes into the interface, which costs no allocation.
 func cloned[T any](v T) T {
-	if s, ok := any(v).([]string); ok {
-		return any(slices.Clone(s)).(T)
+	if p, ok := any(&v).(*[]string); ok {
+		*p = slices.Clone(*p)
 	}
 	return v
 }
@@ -201,8 +209,15 @@ func consumer[T any](s Setting, def T, layer func(*ConsumerSettings) **T, config
 
 // ConsumerSettingTable lists the consumer settings in the order Apply lays
 // them on: the shorthand first, then every explicit key, group_instance_id
-// after static so that an explicit id wins.
+// after static so that an explicit id wins. The returned slice is the
+// caller's.
 func ConsumerSettingTable() []ConsumerSetting {
+	return slices.Clone(consumerSettingTable())
+}
+
+// consumerSettingTable is built once: every member incarnation resolves
+// its configuration through it. Its rows are never changed.
+var consumerSettingTable = sync.OnceValue(func() []ConsumerSetting {
 	return []ConsumerSetting{
 		consumerRow[string]{Setting: Setting{Key: "protocol", Kind: KindString, Rule: RuleProtocol,
 			Meaning: "a protocol shorthand (the protocols table), under every explicit key; default: the run's protocol"},
@@ -277,7 +292,7 @@ func ConsumerSettingTable() []ConsumerSetting {
 			layer:  func(cs *ConsumerSettings) **[]string { return &cs.Subscription },
 			config: func(c *ConsumerConfig) *[]string { return &c.Subscription }},
 	}
-}
+})
 
 // The values of group.consumer.migration.policy
 // (ConsumerGroupMigrationPolicy).
@@ -312,7 +327,7 @@ type groupRow[T comparable] struct {
 	field       func(g *GroupConfig) *T
 }
 
-func (r groupRow[T]) Info() Setting             { return r.Setting }
+func (r groupRow[T]) Info() Setting             { return r.Setting.clone() }
 func (r groupRow[T]) Value(g *GroupConfig) any  { return *r.field(g) }
 func (r groupRow[T]) Put(g *GroupConfig, v any) { *r.field(g) = v.(T) }
 func (r groupRow[T]) Default() any              { return r.def }
@@ -323,8 +338,12 @@ func (r groupRow[T]) IsZero(g *GroupConfig) bool {
 }
 
 // GroupSettingTable lists the broker-side settings of the group
-// coordinator (reference §1.2, §1.3), in the order of GroupConfig.
-func GroupSettingTable() []GroupSetting {
+// coordinator (reference §1.2, §1.3), in the order of GroupConfig. The
+// returned slice is the caller's.
+func GroupSettingTable() []GroupSetting { return slices.Clone(groupSettingTable()) }
+
+// groupSettingTable is built once, like consumerSettingTable.
+var groupSettingTable = sync.OnceValue(func() []GroupSetting {
 	return []GroupSetting{
 		groupRow[time.Duration]{Setting{Key: "initial_rebalance_delay", Kafka: "group.initial.rebalance.delay.ms", Kind: KindDuration, Rule: RuleNonNegative,
 			Meaning: "classic: how long an empty group waits for more members before its first rebalance"},
@@ -355,4 +374,4 @@ func GroupSettingTable() []GroupSetting {
 			Meaning: "most members the group admits"},
 			0, false, func(g *GroupConfig) *int { return &g.MaxSize }},
 	}
-}
+})
