@@ -241,9 +241,8 @@ func checkSubscription(c *checker, path, key string, v []string) {
 	}
 }
 
-// maxNameLen is Kafka's limit on topic names and group.instance.id
-// (Topic.MAX_NAME_LENGTH, JoinGroupRequest.validateGroupInstanceId).
-const maxNameLen = 249
+// maxNameLen is Kafka's limit on topic names and group.instance.id.
+const maxNameLen = sim.MaxNameLength
 
 // nameProblem applies Kafka's rules for topic names and group instance ids:
 // 1 to 249 of the characters a-z, A-Z, 0-9, '.', '_' and '-', and neither

@@ -48,9 +48,13 @@ const (
 	// RuleServerAssignorOrNone also accepts "" (Kafka's null).
 	RuleServerAssignor
 	RuleServerAssignorOrNone
-	RuleName   // Kafka's rule for names: 1 to 249 of a-z A-Z 0-9 . _ -
+	RuleName   // Kafka's rule for names: 1 to MaxNameLength of a-z A-Z 0-9 . _ -
 	RuleTopics // declared topics, each once
 )
+
+// MaxNameLength is Kafka's limit on topic names and group.instance.id
+// (Topic.MAX_NAME_LENGTH, JoinGroupRequest.validateGroupInstanceId).
+const MaxNameLength = 249
 
 // Setting describes one setting; ConsumerSettingTable and
 // GroupSettingTable hold its value accessors beside it.
@@ -102,7 +106,7 @@ func (s Setting) RuleText() string {
 	case RuleServerAssignorOrNone:
 		return "a registered server assignor, or empty"
 	case RuleName:
-		return "1 to 249 of `a-z A-Z 0-9 . _ -`"
+		return "1 to " + strconv.Itoa(MaxNameLength) + " of a-z A-Z 0-9 . _ -"
 	case RuleTopics:
 		return "declared topics, each once"
 	}
