@@ -6,20 +6,13 @@ import (
 	"sync"
 )
 
-// Better says which way a metric improves.
-type Better int
+// Better says which way a metric improves: "lower" or "higher".
+type Better string
 
 const (
-	LowerIsBetter Better = iota
-	HigherIsBetter
+	LowerIsBetter  Better = "lower"
+	HigherIsBetter Better = "higher"
 )
-
-func (b Better) String() string {
-	if b == HigherIsBetter {
-		return "higher"
-	}
-	return "lower"
-}
 
 // Metric describes one numeric metric of Metrics: the one place its unit,
 // direction and meaning are written. Its name is the field's JSON name,
@@ -54,29 +47,29 @@ func MetricTable() []Metric { return append([]Metric(nil), metricTable()...) }
 // at, so a name is written only in the tag.
 var metricTable = sync.OnceValue(func() []Metric {
 	rows := []Metric{
-		{Unit: "rebalances", Meaning: "classic: generations completed; nextgen: group epoch bumps",
+		{Better: LowerIsBetter, Unit: "rebalances", Meaning: "classic: generations completed; nextgen: group epoch bumps",
 			field: func(m *Metrics) any { return &m.Rebalances }},
-		{Unit: "partitions", Meaning: "handoffs where a partition's next owner differs from its previous owner",
+		{Better: LowerIsBetter, Unit: "partitions", Meaning: "handoffs where a partition's next owner differs from its previous owner",
 			field: func(m *Metrics) any { return &m.MovedPartitions }},
-		{Unit: "count", Meaning: "(member, partition) revocations, including eager's revoke-then-get-back",
+		{Better: LowerIsBetter, Unit: "count", Meaning: "(member, partition) revocations, including eager's revoke-then-get-back",
 			field: func(m *Metrics) any { return &m.Revocations }},
-		{Unit: "partition-seconds", Meaning: "Σ over partitions of time nobody processed it (unowned, or owner paused/stalled)",
+		{Better: LowerIsBetter, Unit: "partition-seconds", Meaning: "Σ over partitions of time nobody processed it (unowned, or owner paused/stalled)",
 			field: func(m *Metrics) any { return &m.DowntimePartitionSeconds }},
-		{Unit: "seconds", Meaning: "longest single stretch one partition went unprocessed",
+		{Better: LowerIsBetter, Unit: "seconds", Meaning: "longest single stretch one partition went unprocessed",
 			field: func(m *Metrics) any { return &m.MaxPartitionGapSeconds }},
-		{Unit: "seconds", Meaning: "Σ over live members of time they owned nothing because a rebalance was in progress",
+		{Better: LowerIsBetter, Unit: "seconds", Meaning: "Σ over live members of time they owned nothing because a rebalance was in progress",
 			field: func(m *Metrics) any { return &m.MemberIdleSeconds }},
-		{Unit: "seconds", Meaning: "per disturbance, time until the group is stable again (every live process a member that owns exactly its share, nothing pending); the max is reported, `converged: false` if never",
+		{Better: LowerIsBetter, Unit: "seconds", Meaning: "per disturbance, time until the group is stable again (every live process a member that owns exactly its share, nothing pending); the max is reported, `converged: false` if never",
 			field: func(m *Metrics) any { return &m.ConvergenceSeconds }},
-		{Unit: "seconds", Meaning: "Σ of time a partition had two owners among current group members (safety)",
+		{Better: LowerIsBetter, Unit: "seconds", Meaning: "Σ of time a partition had two owners among current group members (safety)",
 			field: func(m *Metrics) any { return &m.DoubleOwnershipSeconds }},
-		{Unit: "seconds", Meaning: "Σ of time a member the coordinator had fenced or removed went on processing",
+		{Better: LowerIsBetter, Unit: "seconds", Meaning: "Σ of time a member the coordinator had fenced or removed went on processing",
 			field: func(m *Metrics) any { return &m.ZombieProcessingSeconds }},
-		{Unit: "records", Meaning: "the largest total consumer lag (exact: lag is piecewise linear and observed at every change)",
+		{Better: LowerIsBetter, Unit: "records", Meaning: "the largest total consumer lag (exact: lag is piecewise linear and observed at every change)",
 			field: func(m *Metrics) any { return &m.PeakLagRecords }},
-		{Unit: "seconds", Meaning: "from the first disturbance until total lag is back to its level then (within 1% of the peak), for good",
+		{Better: LowerIsBetter, Unit: "seconds", Meaning: "from the first disturbance until total lag is back to its level then (within 1% of the peak), for good",
 			field: func(m *Metrics) any { return &m.LagRecoverySeconds }},
-		{Unit: "records", Meaning: "records processed again because a partition was lost without a clean commit (crash, fencing, zombie)",
+		{Better: LowerIsBetter, Unit: "records", Meaning: "records processed again because a partition was lost without a clean commit (crash, fencing, zombie)",
 			field: func(m *Metrics) any { return &m.DuplicateRecords }},
 	}
 	var probe Metrics

@@ -44,8 +44,8 @@ func TestMetricTableIsTheContract(t *testing.T) {
 		if got, ok := m.Value(x.Name); !ok || got != index[x.Name] {
 			t.Errorf("Value(%q) = %v, %v; want %v", x.Name, got, ok, index[x.Name])
 		}
-		if x.Unit == "" || x.Meaning == "" {
-			t.Errorf("%s has no unit or meaning", x.Name)
+		if x.Unit == "" || x.Meaning == "" || (x.Better != LowerIsBetter && x.Better != HigherIsBetter) {
+			t.Errorf("%s lacks a unit, a meaning or a direction", x.Name)
 		}
 	}
 	if _, ok := m.Value("converged"); ok {
