@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,7 +99,7 @@ func TestAnotherModuleRegistersAnAssignor(t *testing.T) {
 	dir := t.TempDir()
 	goMod := "module example.com/solo\n\n" + goDirective(t, filepath.Join(checkout, "go.mod")) + "\n\n" +
 		"require github.com/rebalsim/rebalsim v0.0.0\n\n" +
-		"replace github.com/rebalsim/rebalsim => " + checkout + "\n"
+		"replace github.com/rebalsim/rebalsim => " + strconv.Quote(checkout) + "\n" // quoted: a path may hold spaces
 	sum, err := os.ReadFile(filepath.Join(checkout, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
