@@ -311,4 +311,7 @@ type Models interface {
 	NewCoordinator(cfg GroupConfig) GroupCoordinator
 	// NewClient builds a client for one incarnation of a consumer process.
 	NewClient(self Endpoint, cfg ConsumerConfig) (Client, error)
+	// Names lists the protocols and assignors the models implement; a
+	// scenario loader accepts exactly these.
+	Names() Names
 }

@@ -89,17 +89,14 @@ type GroupConfig struct {
 	MaxSize int
 }
 
-// DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3).
+// DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3;
+// GroupSettingTable).
 func DefaultGroupConfig() GroupConfig {
-	return GroupConfig{
-		InitialRebalanceDelay: 3 * time.Second,
-		HeartbeatInterval:     5 * time.Second,
-		SessionTimeout:        45 * time.Second,
-		Assignor:              "uniform",
-		MigrationPolicy:       "bidirectional",
-		MinSessionTimeout:     6 * time.Second,
-		MaxSessionTimeout:     30 * time.Minute,
+	var g GroupConfig
+	for _, row := range groupSettingTable() {
+		row.Put(&g, row.Default())
 	}
+	return g
 }
 
 // MemberSpec is one consumer process of the scenario.
