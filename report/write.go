@@ -16,6 +16,10 @@ type Options struct {
 	NoCharts bool
 	// NoSVG writes PNG charts only.
 	NoSVG bool
+	// Seeds, when set, is the same scenario on several seeds (the report
+	// is its first): WriteAll adds seeds.json, seeds.csv and charts with
+	// the spread over the seeds, and report.html shows them.
+	Seeds *Seeds
 }
 
 // WriteAll writes the whole report into dir, creating it if needed:
@@ -45,6 +49,14 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 	}
 	if err := write("timeline.csv", func(w io.Writer) error { return TimelineCSV(w, r) }); err != nil {
 		return paths, err
+	}
+	if s := opts.Seeds; s != nil {
+		if err := write("seeds.json", func(w io.Writer) error { return WriteSeedsJSON(w, s) }); err != nil {
+			return paths, err
+		}
+		if err := write("seeds.csv", func(w io.Writer) error { return SeedsCSV(w, s) }); err != nil {
+			return paths, err
+		}
 	}
 	written, rendered, err := writeCharts(dir, opts, func() ([]Chart, error) { return Charts(r) })
 	paths = append(paths, written...)

@@ -19,7 +19,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestRunDefaultExamplePrintsEveryMetricAsJSON(t *testing.T) {
-	code, out, errOut := runCLI(t, "run", "--protocol", "eager", "--format", "json")
+	code, out, errOut := runCLI(t, "run", "--protocol", "eager", "--format", "json", "--seeds", "1")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

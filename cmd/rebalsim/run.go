@@ -24,6 +24,7 @@ const defaultExample = "scale-out"
 type simulateFlags struct {
 	protocols   []string
 	seed        uint64
+	seeds       int
 	out         string
 	trace       bool
 	format      string
@@ -35,6 +36,7 @@ type simulateFlags struct {
 func (f *simulateFlags) register(fs *pflag.FlagSet, protocolFlag, protocolHelp string) {
 	fs.StringSliceVar(&f.protocols, protocolFlag, nil, protocolHelp)
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random stream (default: the scenario's seed)")
+	fs.IntVar(&f.seeds, "seeds", 0, seedsHelp)
 	fs.StringVar(&f.out, "out", "", "directory for result.json, timeline.csv, report.html and charts")
 	fs.BoolVar(&f.trace, "trace", false, "also write a JSONL trace of every message and state change per protocol (needs --out)")
 	fs.StringVar(&f.format, "format", "table", "what to print: table, json, csv or markdown")
@@ -73,6 +75,9 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	default:
 		return exitBadInput, badInput("--format %q: want table, json, csv or markdown", f.format)
 	}
+	if f.seeds < 0 {
+		return exitBadInput, badInput("--seeds %d: want 1 or more (or 0 for the default)", f.seeds)
+	}
 	if f.trace && f.out == "" {
 		return exitBadInput, badInput("--trace writes trace files into the --out directory; give --out too")
 	}
@@ -98,7 +103,16 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 			return tf, nil
 		}
 	}
-	rep, err := rebalsim.Run(sc, opts)
+	seeds := &report.Seeds{Rerun: rerunPrefix(fs.Arg(0), f)}
+	n := f.seeds
+	if n == 0 {
+		n, seeds.Chosen = defaultSeeds(sc)
+	}
+	first := f.seed
+	if first == 0 {
+		first = sc.Seed
+	}
+	seeds.Reports, err = runSeeds(sc, opts, first, n, f.out != "")
 	if err != nil {
 		for _, tf := range traces {
 			tf.Abort()
@@ -113,17 +127,34 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 			return exitBadInput, err
 		}
 	}
+	rep := seeds.Reports[0]
+	if n == 1 {
+		seeds = nil // one run: today's outputs, nothing over seeds
+	}
 	if f.out != "" {
-		files, err := report.WriteAll(f.out, rep, report.Options{})
+		files, err := report.WriteAll(f.out, rep, report.Options{Seeds: seeds})
 		if err != nil {
 			return exitBadInput, err
 		}
 		fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files)+len(traces), f.out)
 	}
-	if err := printReport(stdout, rep, f.format); err != nil {
+	if seeds != nil {
+		err = printSeeds(stdout, seeds, f.format)
+	} else {
+		err = printReport(stdout, rep, f.format)
+	}
+	if err != nil {
 		return exitBadInput, err
 	}
-	return exitCodeFor(rep), nil
+	all := []*report.Report{rep}
+	if seeds != nil {
+		all = seeds.Reports
+	}
+	code = exitOK
+	for _, r := range all {
+		code = max(code, exitCodeFor(r))
+	}
+	return code, nil
 }
 
 // loadScenario reads a file, or an embedded example by name, or an
