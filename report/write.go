@@ -16,6 +16,12 @@ type Options struct {
 	NoCharts bool
 	// NoSVG writes PNG charts only.
 	NoSVG bool
+	// Timeline says how result.json and timeline.csv hold the
+	// per-partition and per-member history: TimelineAuto (the default,
+	// "") in full up to maxFullSegments segments and summarised beyond,
+	// TimelineFull always in full, TimelineSummarised always summarised.
+	// The charts are drawn from the whole history either way.
+	Timeline string
 	// Seeds, when set, is the same scenario on several seeds (the report
 	// is its first): WriteAll adds seeds.json, seeds.csv and charts with
 	// the spread over the seeds, and report.html shows them.
@@ -44,11 +50,17 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 		paths = append(paths, path)
 		return nil
 	}
-	if err := write("result.json", func(w io.Writer) error { return WriteJSON(w, r) }); err != nil {
+	saved, err := forSaving(r, opts.Timeline)
+	if err != nil {
+		return nil, err
+	}
+	if err := write("result.json", func(w io.Writer) error { return WriteJSON(w, saved) }); err != nil {
 		return paths, err
 	}
-	if err := write("timeline.csv", func(w io.Writer) error { return TimelineCSV(w, r) }); err != nil {
-		return paths, err
+	if saved == r {
+		if err := write("timeline.csv", func(w io.Writer) error { return TimelineCSV(w, r) }); err != nil {
+			return paths, err
+		}
 	}
 	if s := opts.Seeds; s != nil {
 		if err := write("seeds.json", func(w io.Writer) error { return WriteSeedsJSON(w, s) }); err != nil {

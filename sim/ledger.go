@@ -34,9 +34,12 @@ type Ledger struct {
 	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
 	// pinned at zero; zeros is a heap of the instants at which draining
 	// partitions reach zero lag.
-	sumA, sumS  float64
-	zeros       zeroHeap
-	peakLag     float64
+	sumA, sumS float64
+	zeros      zeroHeap
+	peakLag    float64
+	// stepPeak is the highest total lag observed since the last chart
+	// sample (Series.LagMax), within the measurement window.
+	stepPeak    float64
 	lagBaseline float64
 
 	// firstZombie and zombieMembers describe zombie processing for findings.
@@ -348,9 +351,11 @@ func (l *Ledger) observeLag(t time.Duration) {
 	if t < l.windowStart {
 		return
 	}
-	if v := l.totalLag(t); v > l.peakLag {
+	v := l.totalLag(t)
+	if v > l.peakLag {
 		l.peakLag = v
 	}
+	l.stepPeak = max(l.stepPeak, v)
 }
 
 // --- ownership changes, as the application sees them ---

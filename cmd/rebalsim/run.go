@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -30,6 +31,7 @@ type simulateFlags struct {
 	format      string
 	shuffleTies bool
 	noTimeline  bool
+	timeline    string
 	cpuProfile  string
 }
 
@@ -42,6 +44,7 @@ func (f *simulateFlags) register(fs *pflag.FlagSet, protocolFlag, protocolHelp s
 	fs.StringVar(&f.format, "format", "table", "what to print: table, json, csv or markdown")
 	fs.BoolVar(&f.shuffleTies, "shuffle-ties", false, "order simultaneous events randomly (from the seed)")
 	fs.BoolVar(&f.noTimeline, "no-timeline", false, "skip the per-partition ownership timeline and the member lanes (much smaller results for big groups; their charts are left out)")
+	fs.StringVar(&f.timeline, "timeline", report.TimelineAuto, "how result.json and timeline.csv keep the per-partition and per-member history: auto (whole up to 20,000 segments, else summarised), full, or summary; the charts always show all of it")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", cpuProfileHelp)
 }
 
@@ -74,6 +77,9 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	case "table", "json", "csv", "markdown":
 	default:
 		return exitBadInput, badInput("--format %q: want table, json, csv or markdown", f.format)
+	}
+	if !slices.Contains(report.TimelineModes(), f.timeline) {
+		return exitBadInput, badInput("--timeline %q: want one of %s", f.timeline, strings.Join(report.TimelineModes(), ", "))
 	}
 	if f.seeds < 0 {
 		return exitBadInput, badInput("--seeds %d: want 1 or more (or 0 for the default)", f.seeds)
@@ -132,7 +138,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 		seeds = nil // one run: today's outputs, nothing over seeds
 	}
 	if f.out != "" {
-		files, err := report.WriteAll(f.out, rep, report.Options{Seeds: seeds})
+		files, err := report.WriteAll(f.out, rep, report.Options{Seeds: seeds, Timeline: f.timeline})
 		if err != nil {
 			return exitBadInput, err
 		}
