@@ -470,7 +470,7 @@ func commonWordPrefix(ds []sim.Disturbance) string {
 // and a legend: the shape of every chart but the multi-panel ones.
 func plotChart(name, title, subtitle, caption string, legend []legendItem, p *plot.Plot) Chart {
 	return Chart{
-		Name: name, Title: title, Caption: caption, Width: chartWidth, Height: chartHeight,
+		Name: name, Title: title, Caption: caption, Width: chartWidth, Height: chartHeight, Plot: p,
 		Render: figure{title: title, subtitle: subtitle, legend: legend, body: func(c draw.Canvas) { p.Draw(c) }}.draw,
 	}
 }

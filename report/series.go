@@ -24,16 +24,7 @@ func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, 
 		if n == 0 {
 			continue
 		}
-		// Only the samples from the window's start are drawn, and the one
-		// before it, so that the line reaches the left edge.
-		from := 0
-		for from+1 < n && run.Series.Times[from+1] <= p.X.Min {
-			from++
-		}
-		xys := make(plotter.XYs, 0, n-from)
-		for k := from; k < n; k++ {
-			xys = append(xys, plotter.XY{X: run.Series.Times[k], Y: ys[k] * scale})
-		}
+		xys := drawnSeries(run.Series.Times[:n], ys[:n], p.X.Min, scale)
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			// NaN or Inf in a series: leave the line out rather than fail
@@ -49,6 +40,21 @@ func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, 
 		legend = append(legend, legendItem{name: names[i], thumb: lineThumb(l.LineStyle)})
 	}
 	return legend
+}
+
+// drawnSeries is the part of a series a chart from start on draws: the
+// samples at or after start only, so that nothing before the window (the
+// start-up lag) sets the scale.
+func drawnSeries(times, ys []float64, start, scale float64) plotter.XYs {
+	from := 0
+	for from < len(times) && times[from] < start {
+		from++
+	}
+	xys := make(plotter.XYs, 0, len(times)-from)
+	for k := from; k < len(times); k++ {
+		xys = append(xys, plotter.XY{X: times[k], Y: ys[k] * scale})
+	}
+	return xys
 }
 
 // timePlot is a plot over the measurement window (from the first
