@@ -150,7 +150,10 @@ func TestReportsAtScale(t *testing.T) {
 
 type countingWriter int
 
-func (w *countingWriter) Write(b []byte) (int, error) { *w += countingWriter(len(b)); return len(b), nil }
+func (w *countingWriter) Write(b []byte) (int, error) {
+	*w += countingWriter(len(b))
+	return len(b), nil
+}
 
 var _ io.Writer = (*countingWriter)(nil)
 
