@@ -118,6 +118,9 @@ func writeHTML(w io.Writer, r *Report, charts []renderedChart) error {
 
 	writeScenarioHTML(h, r)
 	writeSummaryHTML(h, r)
+	if err := writeTimelineHTML(h, r); err != nil {
+		return err
+	}
 	writeFindingsHTML(h, r)
 	writeChartsHTML(h, charts)
 	writeMemberMetricsHTML(h, r)
