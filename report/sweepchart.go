@@ -248,17 +248,22 @@ func sweepLineChart(s *Sweep, looks []protocolLook, metric string, param int) Ch
 	if len(shown) > maxSweepPanels {
 		shown = shown[:maxSweepPanels]
 	}
-	top := 0.0
+	top, bottom := 0.0, math.Inf(1)
 	for _, pn := range shown {
 		for _, sr := range pn.series {
 			for i := range sr.xs {
 				top = max(top, sr.p90[i], sr.mean[i])
+				bottom = min(bottom, sr.p10[i], sr.mean[i])
 			}
 		}
 	}
 	if top <= 0 {
 		top = 1
 	}
+	// Values that span two orders of magnitude or more (one outlier of
+	// 1.9M over a few hundreds) go on a log axis, where the small ones
+	// stay readable; it needs every value drawn above zero.
+	logY := bottom > 0 && top/bottom >= 100
 	xLabel := s.Params[param]
 	if axis.log {
 		xLabel += " (log scale)"
@@ -294,11 +299,22 @@ func sweepLineChart(s *Sweep, looks []protocolLook, metric string, param int) Ch
 			}
 			l.LineStyle = looks[i].line(vg.Points(lineWidth))
 			pts.GlyphStyle = draw.GlyphStyle{Color: looks[i].color, Radius: vg.Points(4.5), Shape: sweepGlyph(i)}
-			p.Add(l, pts)
+			// Between values that are not numbers (true and false, range
+			// and sticky) there is nothing for a line to pass through.
+			if axis.numeric {
+				p.Add(l)
+			}
+			p.Add(pts)
 		}
 		axis.apply(p)
 		p.Y.Min, p.Y.Max = 0, top*1.08
 		p.Y.Tick.Marker = countTicks{}
+		if logY {
+			p.Y.Scale = plot.LogScale{}
+			p.Y.Min, p.Y.Max = bottom/1.5, top*1.5
+			p.Y.Tick.Marker = logCountTicks{}
+			p.Y.Label.Text += " (log scale)"
+		}
 		plots = append(plots, p)
 	}
 	legend := []legendItem{{name: "protocol (mean)"}}
@@ -333,6 +349,19 @@ func sweepLineChart(s *Sweep, looks []protocolLook, metric string, param int) Ch
 			},
 		}.draw,
 	}
+}
+
+// logCountTicks labels a log axis at powers of ten, compactly.
+type logCountTicks struct{}
+
+func (logCountTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.LogTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = compactNumber(ticks[i].Value)
+		}
+	}
+	return ticks
 }
 
 func panelsCaption(n int) string {
