@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,39 @@ func TestSeedWinners(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: best = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSeedsOutputs renders the outputs over seeds of three copies of the
+// lab report (seeds 1-3): the table says how many seeds and marks
+// nothing where every protocol's values are equal on every seed, and the
+// band charts exist.
+func TestSeedsOutputs(t *testing.T) {
+	var s Seeds
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := labReport()
+		r.Scenario.Seed = seed
+		s.Reports = append(s.Reports, r)
+	}
+	s.Rerun = "rebalsim run lab"
+	var b strings.Builder
+	if err := SeedsTable(&b, &s); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"seeds 1–3", "3 seeds per protocol", "rebalsim run lab --seeds 1 --seed 1 --protocol eager"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	charts, err := SeedCharts(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(charts) != 2 || charts[0].Name != "seeds-processing" || charts[1].Name != "seeds-lag" {
+		t.Errorf("seed charts %v", charts)
+	}
+	for _, ch := range charts {
+		pngOf(t, ch)
 	}
 }

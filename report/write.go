@@ -70,7 +70,14 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 			return paths, err
 		}
 	}
-	written, rendered, err := writeCharts(dir, opts, func() ([]Chart, error) { return Charts(r) })
+	written, rendered, err := writeCharts(dir, opts, func() ([]Chart, error) {
+		charts, err := Charts(r)
+		if err != nil || opts.Seeds == nil {
+			return charts, err
+		}
+		bands, err := SeedCharts(opts.Seeds)
+		return append(charts, bands...), err
+	})
 	paths = append(paths, written...)
 	if err != nil {
 		return paths, err
