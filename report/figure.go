@@ -148,11 +148,17 @@ func grid(vertical bool) *plotter.Grid {
 }
 
 // countTicks labels an axis of counts or records compactly (12k, 1.5M):
-// gonum's default would print 1.5e+06, which nobody reads at a glance.
-type countTicks struct{}
+// gonum's default would print 1.5e+06, which nobody reads at a glance. A
+// log axis gets its ticks at powers of ten.
+type countTicks struct{ log bool }
 
-func (countTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+func (ct countTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	if ct.log {
+		ticks = plot.LogTicks{}.Ticks(lo, hi)
+	} else {
+		ticks = plot.DefaultTicks{}.Ticks(lo, hi)
+	}
 	for i := range ticks {
 		if ticks[i].Label != "" {
 			ticks[i].Label = compactNumber(ticks[i].Value)

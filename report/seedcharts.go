@@ -20,11 +20,7 @@ func SeedCharts(s *Seeds) ([]Chart, error) {
 	}
 	r := s.Reports[0]
 	names := runNames(r)
-	protocols := make([]string, len(r.Runs))
-	for i, run := range r.Runs {
-		protocols[i] = run.Protocol
-	}
-	looks := protocolLooks(protocols)
+	looks := runLooks(r)
 	end := horizon(r)
 	what := itoa(len(s.Reports)) + " seeds: median line, band from p5 to p95"
 

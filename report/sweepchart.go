@@ -312,7 +312,7 @@ func sweepLineChart(s *Sweep, looks []protocolLook, metric string, param int) Ch
 		if logY {
 			p.Y.Scale = plot.LogScale{}
 			p.Y.Min, p.Y.Max = bottom/1.5, top*1.5
-			p.Y.Tick.Marker = logCountTicks{}
+			p.Y.Tick.Marker = countTicks{log: true}
 			p.Y.Label.Text += " (log scale)"
 		}
 		plots = append(plots, p)
@@ -349,19 +349,6 @@ func sweepLineChart(s *Sweep, looks []protocolLook, metric string, param int) Ch
 			},
 		}.draw,
 	}
-}
-
-// logCountTicks labels a log axis at powers of ten, compactly.
-type logCountTicks struct{}
-
-func (logCountTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.LogTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = compactNumber(ticks[i].Value)
-		}
-	}
-	return ticks
 }
 
 func panelsCaption(n int) string {

@@ -145,7 +145,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 		fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files)+len(traces), f.out)
 	}
 	if seeds != nil {
-		err = printSeeds(stdout, seeds, f.format)
+		err = seedPrinters()[f.format](stdout, seeds)
 	} else {
 		err = printReport(stdout, rep, f.format)
 	}

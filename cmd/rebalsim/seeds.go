@@ -83,15 +83,9 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func printSeeds(w io.Writer, s *report.Seeds, format string) error {
-	switch format {
-	case "json":
-		return report.WriteSeedsJSON(w, s)
-	case "csv":
-		return report.SeedsCSV(w, s)
-	case "markdown":
-		return report.SeedsMarkdown(w, s)
-	default:
-		return report.SeedsTable(w, s)
+// seedPrinters are the outputs over seeds by --format name.
+func seedPrinters() map[string]func(io.Writer, *report.Seeds) error {
+	return map[string]func(io.Writer, *report.Seeds) error{
+		"json": report.WriteSeedsJSON, "csv": report.SeedsCSV, "markdown": report.SeedsMarkdown, "table": report.SeedsTable,
 	}
 }
