@@ -47,13 +47,26 @@ type timelineData struct {
 
 func hexColour(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
-// timelineFor builds the page's data, and the runs left out for size.
+// ownershipStates are the page's partition states after the member
+// states: a partition with its first owner, moved since, its owner
+// stalled, two owners; an unowned partition has no segment (blank).
+var ownershipStates = []string{"with its first owner", "moved", "owner stalled", "two owners"}
+
+// timelineFor builds the page's data, and the runs left out for size:
+// per run its member lanes, then its partition ownership (coloured first
+// owner or moved, as the static chart does at scale).
 func timelineFor(r *Report) (timelineData, []string) {
 	d := timelineData{Start: 0, End: r.Scenario.Duration, States: memberStates()}
 	index := map[string]int{}
 	for i, st := range d.States {
 		d.Colours = append(d.Colours, hexColour(memberStateLook(st).solid()))
 		index[st] = i
+	}
+	own := len(d.States)
+	for i, st := range ownershipStates {
+		d.States = append(d.States, st)
+		look, _ := movedLook([]string{"processing", "processing", "stalled", "double"}[i], i == 1)
+		d.Colours = append(d.Colours, hexColour(look.solid()))
 	}
 	order := newMemberOrder(r)
 	names := runNames(r)
@@ -82,6 +95,48 @@ func timelineFor(r *Report) (timelineData, []string) {
 				tr.Names = append(tr.Names, m)
 				tr.Lanes = append(tr.Lanes, segs)
 			}
+		}
+		d.Runs = append(d.Runs, tr)
+	}
+	for i, run := range r.Runs {
+		if len(run.Timeline) == 0 {
+			continue
+		}
+		if len(run.Timeline) > budget {
+			left = append(left, names[i]+" ownership")
+			continue
+		}
+		budget -= len(run.Timeline)
+		byPart := map[string][]float64{}
+		first := map[string]string{}
+		var parts []string
+		for _, s := range sortedSegments(run.Timeline) {
+			if _, ok := byPart[s.Partition]; !ok {
+				parts = append(parts, s.Partition)
+				byPart[s.Partition] = []float64{}
+			}
+			if first[s.Partition] == "" {
+				first[s.Partition] = s.Owner
+			}
+			st := -1
+			switch s.State {
+			case "processing":
+				st = own
+				if s.Owner != first[s.Partition] {
+					st = own + 1
+				}
+			case "stalled":
+				st = own + 2
+			case "double":
+				st = own + 3
+			}
+			if st >= 0 {
+				byPart[s.Partition] = append(byPart[s.Partition], float64(st), roundMillis(s.Start), roundMillis(s.End))
+			}
+		}
+		tr := timelineRun{Protocol: names[i] + " ownership", Names: parts}
+		for _, p := range parts {
+			tr.Lanes = append(tr.Lanes, byPart[p])
 		}
 		d.Runs = append(d.Runs, tr)
 	}
@@ -116,7 +171,7 @@ func writeTimelineHTML(h htmlWriter, r *Report) error {
 		return fmt.Errorf("report: encoding the timeline: %w", err)
 	}
 	h.raw("<section id=\"timeline\">\n<h2>Interactive timeline</h2>\n")
-	h.raw("<p class=\"note\">Member lanes over virtual time. Scroll to zoom around the pointer, drag to pan, double-click to see everything; hover for the member, its state and the time; click a disturbance below to zoom to it. Each pixel mixes the states in it by time, as the charts do.")
+	h.raw("<p class=\"note\">Member lanes and partition ownership over virtual time (pick a run and what to show). Scroll to zoom around the pointer, drag to pan, double-click to see everything; hover for the member, its state and the time; click a disturbance below to zoom to it. Each pixel mixes the states in it by time, as the charts do.")
 	if len(left) > 0 {
 		h.text(" Left out for size: " + strings.Join(left, ", ") + " (see the charts).")
 	}
@@ -124,8 +179,17 @@ func writeTimelineHTML(h htmlWriter, r *Report) error {
 	for _, run := range d.Runs {
 		h.elem("option", "", run.Protocol)
 	}
-	h.raw("</select> <span class=\"tl-view note\"></span><br/>\n")
-	h.raw("<canvas width=\"1100\" height=\"" + itoa(min(max(24*len(d.Runs[0].Names), 160), 640)+52) + "\" style=\"border: 1px solid #e0e0e0; max-width: 100%\"></canvas>\n")
+	h.raw("</select> <span class=\"tl-view note\"></span><br/>\n<span class=\"note\">")
+	for i, st := range d.States {
+		h.raw("<span style=\"display: inline-block; width: 1.4em; height: 0.8em; border: 1px solid #999; background: " + d.Colours[i] + "\"></span> ")
+		h.text(st + "  ")
+	}
+	h.raw("</span><br/>\n")
+	rows := 0
+	for _, run := range d.Runs {
+		rows = max(rows, len(run.Names))
+	}
+	h.raw("<canvas width=\"1100\" height=\"" + itoa(min(max(24*rows, 160), 640)+52) + "\" style=\"border: 1px solid #e0e0e0; max-width: 100%\"></canvas>\n")
 	h.raw("<div class=\"tl-tip\" hidden=\"hidden\" style=\"position: absolute; background: #fff; border: 1px solid #999; padding: 2px 6px; font-size: 0.85rem; pointer-events: none\"></div>\n</div>\n")
 	h.raw("<details open=\"open\"><summary>Disturbances</summary>\n<ol id=\"timeline-disturbances\" style=\"max-height: 14rem; overflow-y: auto; cursor: pointer\">\n")
 	for i, ds := range d.Disturbances {

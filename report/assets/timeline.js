@@ -135,7 +135,7 @@
     canvas.addEventListener("mousemove", function (e) {
       var r = run(), row = Math.floor((e.offsetY - top) / plotH() * r.lanes.length), t = tOf(e.offsetX);
       if (row < 0 || row >= r.lanes.length || e.offsetX < left) { tip.hidden = true; return; }
-      var segs = r.lanes[row], state = "not started";
+      var segs = r.lanes[row], state = / ownership$/.test(r.protocol) ? "unowned" : "not started";
       for (var k = 0; k < segs.length; k += 3) {
         if (segs[k + 1] <= t && t < segs[k + 2]) { state = data.states[segs[k]]; break; }
       }
@@ -159,7 +159,7 @@
       });
     }
     draw();
-    tl.canvas = canvas; tl.list = list; tl.setView = setView;
+    tl.canvas = canvas; tl.list = list; tl.setView = setView; tl.select = select;
     return tl;
   }
 
@@ -186,6 +186,12 @@
       } else {
         out.linked = true;
       }
+      // Every run and view draws (the ownership views too).
+      for (var i = 0; i < tl.select.options.length; i++) {
+        tl.select.selectedIndex = i;
+        tl.select.dispatchEvent(new Event("change"));
+      }
+      out.views = tl.select.options.length;
     }
     var pre = document.createElement("pre");
     pre.id = "selftest-result";
