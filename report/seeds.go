@@ -446,3 +446,48 @@ func SeedsCSV(w io.Writer, s *Seeds) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// writeSeedsHTML writes the comparison over seeds for report.html: the
+// rows of SeedsTable, winners in bold on green, and each protocol's worst
+// seed with its command. The rest of the page is the first seed's run.
+func writeSeedsHTML(h htmlWriter, s *Seeds) {
+	if s == nil || s.check() != nil {
+		return
+	}
+	header, rows, best := s.seedGrid()
+	h.raw("<section id=\"seeds\">\n<h2>Over seeds</h2>\n<p class=\"note\">")
+	h.text(strings.TrimPrefix(s.headline(), "scenario ") + "; " + s.countLine() + ". Each protocol: the median over the seeds, then the range from the 5th to the 95th percentile. Bold on green: the range lies below every other protocol's (lower is better); nothing is marked where the ranges overlap. The sections after this one show the first seed's run.")
+	h.raw("</p>\n<table>\n<tr>")
+	for i, c := range header {
+		attr := ` class="num"`
+		if i == 0 {
+			attr = ""
+		}
+		h.elem("th", attr, c)
+	}
+	h.raw("</tr>\n")
+	for i, row := range rows {
+		h.raw("<tr><th><code>")
+		h.text(row[0])
+		h.raw("</code></th>")
+		for j := range best[i] {
+			if best[i][j] {
+				h.raw("<td class=\"num best\"><strong>")
+				h.text(row[1+2*j])
+				h.raw("</strong></td>")
+			} else {
+				h.elem("td", ` class="num"`, row[1+2*j])
+			}
+			h.elem("td", ` class="num"`, row[2+2*j])
+		}
+		h.raw("</tr>\n")
+	}
+	h.raw("</table>\n<h3>Worst seed of each protocol</h3>\n<ul>\n")
+	for _, ws := range s.worstSeeds() {
+		h.raw("<li>")
+		h.text(fmt.Sprintf("%s: seed %d (%s): ", ws.protocol, ws.seed, ws.why))
+		h.elem("code", "", s.rerunCommand(ws.protocol, ws.seed))
+		h.raw("</li>\n")
+	}
+	h.raw("</ul>\n</section>\n")
+}

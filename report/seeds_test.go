@@ -96,4 +96,13 @@ func TestSeedsOutputs(t *testing.T) {
 	for _, ch := range charts {
 		pngOf(t, ch)
 	}
+	var page strings.Builder
+	if err := writeHTML(&page, s.Reports[0], nil, &s); err != nil {
+		t.Fatal(err)
+	}
+	checkWellFormed(t, page.String())
+	checkSelfContained(t, page.String())
+	if !strings.Contains(page.String(), "<h2>Over seeds</h2>") || !strings.Contains(page.String(), "rebalsim run lab --seeds 1 --seed 1 --protocol eager") {
+		t.Error("report.html over seeds lacks the seeds section or the rerun command")
+	}
 }

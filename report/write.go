@@ -82,7 +82,7 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 	if err != nil {
 		return paths, err
 	}
-	if err := write("report.html", func(w io.Writer) error { return writeHTML(w, r, rendered) }); err != nil {
+	if err := write("report.html", func(w io.Writer) error { return writeHTML(w, r, rendered, opts.Seeds) }); err != nil {
 		return paths, err
 	}
 	return paths, nil
