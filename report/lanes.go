@@ -73,7 +73,9 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 			y := float64(n - 1 - i)
 			y0, y1 := yf(y-half), yf(y+half)
 			for _, b := range row {
-				if layer(b) != want {
+				// A zero-length stretch (a rebalance the member went
+				// through without stopping) lasted nothing and is not drawn.
+				if layer(b) != want || b.end <= b.start {
 					continue
 				}
 				x0, x1 := max(xf(b.start), c.Min.X), min(xf(b.end), c.Max.X)
