@@ -457,6 +457,23 @@ func sweepBoxChart(s *Sweep, looks []protocolLook, metric string) Chart {
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Y.Min = 0
 	p.Y.Tick.Marker = countTicks{}
+	// One worst run of 1.9M over medians of hundreds flattens a linear
+	// axis: past a factor of 100 between the lowest whisker and the
+	// highest marker, all above zero, the axis is logarithmic.
+	lo, hi := math.Inf(1), 0.0
+	for _, row := range b.stats {
+		for _, st := range row {
+			if finite(st.P10) && finite(st.Max) {
+				lo, hi = min(lo, float64(st.P10)), max(hi, float64(st.Max))
+			}
+		}
+	}
+	if lo > 0 && hi/lo >= 100 {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
+		p.Y.Tick.Marker = countTicks{log: true}
+		p.Y.Label.Text += " (log scale)"
+	}
 	legend := []legendItem{{name: "protocol"}}
 	for i, name := range s.Protocols {
 		legend = append(legend, legendItem{name: name, thumb: swatch(fillLook{fill: lighten(looks[i].color, 0.55)})})
