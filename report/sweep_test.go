@@ -3,11 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"gonum.org/v1/plot"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
