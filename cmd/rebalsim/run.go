@@ -118,7 +118,7 @@ func simulate(fs *pflag.FlagSet, f *simulateFlags, args []string, stdout, stderr
 	if first == 0 {
 		first = sc.Seed
 	}
-	seeds.Reports, err = runSeeds(sc, opts, first, n, f.out != "")
+	seeds.Reports, err = runSeeds(sc, opts, first, n, f.out != "" || n == 1)
 	if err != nil {
 		for _, tf := range traces {
 			tf.Abort()
