@@ -68,6 +68,22 @@ func TestOneSeedIsTodaysSingleRun(t *testing.T) {
 	if out != want.String() {
 		t.Errorf("--seeds 1 printed\n%s\nwant\n%s", out, want.String())
 	}
+	// And its JSON is the run's whole result, timelines included.
+	code, out, errOut = runCLI(t, "run", "--seeds", "1", "--seed", "3", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rep, err = rebalsim.Run(sc, rebalsim.Options{Seed: 3, Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Reset()
+	if err := report.WriteJSON(&want, rep); err != nil {
+		t.Fatal(err)
+	}
+	if out != want.String() {
+		t.Error("run --seeds 1 --format json differs from the single run's result")
+	}
 }
 
 // TestSeedsJSONHoldsEveryRun checks the machine-readable form: seeds 5-7
