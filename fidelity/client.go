@@ -2,7 +2,9 @@ package fidelity
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/rebalsim/rebalsim/sim"
@@ -42,9 +44,10 @@ var javaAssignors = map[string]string{
 	"cooperative-sticky": "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
 }
 
-// Command returns the Member program with the member's resolved config as
-// the Java client's own keys.
-func (c JavaClient) Command(m Member) (*exec.Cmd, error) {
+// memberArgs is the member's resolved config as the Java client's own
+// keys (key=value), which every client program reads; the assignors stay
+// in the scenario's names.
+func memberArgs(m Member) ([]string, error) {
 	cfg := m.Config
 	ms := func(k string, d interface{ Milliseconds() int64 }) string {
 		return fmt.Sprintf("%s=%d", k, d.Milliseconds())
@@ -76,15 +79,7 @@ func (c JavaClient) Command(m Member) (*exec.Cmd, error) {
 	case "classic":
 		// The consumer protocol's client rejects these keys: the broker
 		// owns its timeouts and assignor.
-		var classes []string
-		for _, a := range cfg.Assignors {
-			cl, ok := javaAssignors[a]
-			if !ok {
-				return nil, fmt.Errorf("member %s: assignor %q has no Java class here (known: range, roundrobin, sticky, cooperative-sticky)", cfg.ClientID, a)
-			}
-			classes = append(classes, cl)
-		}
-		args = append(args, "partition.assignment.strategy="+strings.Join(classes, ","),
+		args = append(args, "partition.assignment.strategy="+strings.Join(cfg.Assignors, ","),
 			ms("session.timeout.ms", cfg.SessionTimeout), ms("heartbeat.interval.ms", cfg.HeartbeatInterval))
 	case "consumer":
 		if cfg.RemoteAssignor != "" {
@@ -93,5 +88,57 @@ func (c JavaClient) Command(m Member) (*exec.Cmd, error) {
 	default:
 		return nil, fmt.Errorf("member %s: group.protocol %q", cfg.ClientID, cfg.GroupProtocol)
 	}
+	return args, nil
+}
+
+// Command returns the Member program (fidelity/java), the assignors
+// named by the Java client's classes.
+func (c JavaClient) Command(m Member) (*exec.Cmd, error) {
+	args, err := memberArgs(m)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range args {
+		names, ok := strings.CutPrefix(a, "partition.assignment.strategy=")
+		if !ok {
+			continue
+		}
+		var classes []string
+		for _, n := range strings.Split(names, ",") {
+			cl, ok := javaAssignors[n]
+			if !ok {
+				return nil, fmt.Errorf("member %s: assignor %q has no Java class here (known: range, roundrobin, sticky, cooperative-sticky)", m.Config.ClientID, n)
+			}
+			classes = append(classes, cl)
+		}
+		args[i] = "partition.assignment.strategy=" + strings.Join(classes, ",")
+	}
 	return c.Java.command("96m", "rebalsim.fidelity.Member", args...), nil
+}
+
+// FranzGoClient is twmb/franz-go's kgo, run by fidelity/cmd/kgomember
+// (built once into Binary).
+type FranzGoClient struct{ Binary string }
+
+func (FranzGoClient) Name() string { return "franz-go" }
+
+func (c FranzGoClient) Command(m Member) (*exec.Cmd, error) {
+	args, err := memberArgs(m)
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(c.Binary, args...), nil
+}
+
+// BuildGoMember builds the Go member program in pkg (a package of this
+// module, such as ./cmd/kgomember) into dir and returns its path.
+func BuildGoMember(moduleDir, pkg, dir string) (string, error) {
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = moduleDir
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building %s: %w", pkg, err)
+	}
+	return out, nil
 }

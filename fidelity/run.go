@@ -65,6 +65,10 @@ type RunOptions struct {
 	// Name makes the run's topic and group names unique on the broker.
 	Name string
 	Dir  string
+	// Barrier, when set, is called once every process is up and waits
+	// for the runs started beside this one (--parallel), so that no
+	// run's clock starts while another's JVMs are starting.
+	Barrier func()
 }
 
 // incarnation is one process life of a member.
@@ -122,6 +126,31 @@ func RunReal(ctx context.Context, sup *Supervisor, sc *sim.Scenario, opts RunOpt
 		producer.proc.wait()
 	}()
 
+	waitFor := func(ev string, want int) error {
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			n := 0
+			for _, l := range rec.Lines {
+				if l.Ev == ev {
+					n++
+				}
+			}
+			mu.Unlock()
+			if n >= want {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return fmt.Errorf("%d processes did not report %q within 2 minutes (see the .stderr files in %s)", want, ev, opts.Dir)
+	}
+	if err := waitFor("ready", 1); err != nil {
+		return nil, err
+	}
+
 	// Every incarnation of every member is known in advance: its first
 	// start, and one more per restart. All their JVMs start now and wait.
 	incs, acts, err := plan(sc, opts.Protocol)
@@ -156,32 +185,11 @@ func RunReal(ctx context.Context, sup *Supervisor, sc *sim.Scenario, opts RunOpt
 			inc.proc.wait()
 		}
 	}()
-	waitFor := func(ev string, want int) error {
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			mu.Lock()
-			n := 0
-			for _, l := range rec.Lines {
-				if l.Ev == ev {
-					n++
-				}
-			}
-			mu.Unlock()
-			if n >= want {
-				return nil
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return fmt.Errorf("%d processes did not report %q within 2 minutes (see the .stderr files in %s)", want, ev, opts.Dir)
-	}
-	if err := waitFor("ready", 1); err != nil {
-		return nil, err
-	}
 	if err := waitFor("waiting", len(incs)); err != nil {
 		return nil, err
+	}
+	if opts.Barrier != nil {
+		opts.Barrier()
 	}
 
 	phase := time.Duration(0)

@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,13 +39,14 @@ func main() {
 
 func run() int {
 	fs := pflag.NewFlagSet("realrun", pflag.ContinueOnError)
-	clients := fs.String("client", "java", "consumer implementations, comma-separated: java")
+	clients := fs.String("client", "java", "consumer implementations, comma-separated: java, franz-go")
 	timings := fs.String("timings", "short", "short (session 6s, heartbeat 500ms) or default (the scenario's, Kafka's defaults)")
 	reps := fs.Int("reps", 2, "real repetitions per protocol, over evenly spaced heartbeat phases; the simulator runs as many seeds")
 	protos := fs.String("protocols", "", "protocols to run, comma-separated (default: the scenario's, else all three)")
 	out := fs.String("out", "", "directory for recordings, results and the table (default: a temporary directory)")
-	gate := fs.String("gate", "", "metrics whose ✗ makes realrun exit 1, comma-separated")
+	gate := fs.String("gate", "", "metrics whose ✗ makes realrun exit 1, comma-separated, or ci for the CI gate's list")
 	javaDir := fs.String("java", "", "the fidelity/java directory (default: found from the working directory)")
+	parallel := fs.Bool("parallel", false, "run a scenario's protocols at the same time, each in its own group (faster; the machine is shared by three groups)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -70,6 +73,9 @@ func run() int {
 		scs = append(scs, fidelity.ApplyTimings(sc, t))
 	}
 	gated := split(*gate)
+	if *gate == "ci" {
+		gated = fidelity.CIGate
+	}
 	for _, g := range gated {
 		if _, ok := fidelity.Tolerances[g]; !ok {
 			fmt.Fprintf(os.Stderr, "realrun: --gate %q is no metric (metrics: %s)\n", g, strings.Join(sim.MetricNames(), ", "))
@@ -95,7 +101,7 @@ func run() int {
 	defer stop()
 	sup := &fidelity.Supervisor{}
 	defer sup.KillAll()
-	rows, err := compareAll(ctx, sup, scs, split(*clients), split(*protos), *reps, dir, *javaDir)
+	rows, err := compareAll(ctx, sup, scs, split(*clients), split(*protos), *reps, *parallel, dir, *javaDir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "realrun:", err)
 		return 2
@@ -132,7 +138,7 @@ func run() int {
 	return 0
 }
 
-func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenario, clients, protos []string, reps int, dir, javaDir string) ([]fidelity.Row, error) {
+func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenario, clients, protos []string, reps int, parallel bool, dir, javaDir string) ([]fidelity.Row, error) {
 	fmt.Fprintln(os.Stderr, "realrun: building", javaDir, "with Maven")
 	j, err := fidelity.BuildJava(javaDir)
 	if err != nil {
@@ -143,14 +149,20 @@ func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenar
 		switch c {
 		case "java":
 			impls = append(impls, fidelity.JavaClient{Java: j})
+		case "franz-go":
+			bin, err := fidelity.BuildGoMember(filepath.Dir(javaDir), "./cmd/kgomember", dir)
+			if err != nil {
+				return nil, err
+			}
+			impls = append(impls, fidelity.FranzGoClient{Binary: bin})
 		default:
-			return nil, fmt.Errorf("--client %q: this build runs java only", c)
+			return nil, fmt.Errorf("--client %q: known clients are java and franz-go", c)
 		}
 	}
 	var broker *fidelity.Broker
 	defer func() { broker.Stop() }()
 	var rows []fidelity.Row
-	runs := 0
+	var runs atomic.Int64
 	for _, sc := range scs {
 		props := fidelity.BrokerProps(sc.Group)
 		if broker == nil || !sameGroupProps(broker.Props, props) {
@@ -167,40 +179,72 @@ func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenar
 		if len(list) == 0 {
 			list = sim.Protocols()
 		}
-		for _, proto := range list {
-			simulated, err := fidelity.Simulate(sc, proto, reps)
+		// Each protocol's rows, in the order of list; with parallel, the
+		// protocols run at once, each in its own group and topics.
+		perProto := make([][]fidelity.Row, len(list))
+		errs := make([]error, len(list))
+		var wg sync.WaitGroup
+		var barrier func()
+		if parallel {
+			barrier = fidelity.NewBarrier(len(list)).Wait
+		}
+		for i, proto := range list {
+			one := func() {
+				defer wg.Done()
+				perProto[i], errs[i] = compareProtocol(ctx, sup, sc, proto, impls, j, broker, reps, dir, &runs, barrier)
+			}
+			wg.Add(1)
+			if parallel {
+				go one()
+			} else {
+				one()
+			}
+		}
+		wg.Wait()
+		for i := range list {
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			rows = append(rows, perProto[i]...)
+		}
+	}
+	return rows, nil
+}
+
+// compareProtocol runs sc under proto reps times with each client, and
+// the simulator on as many seeds, and compares them.
+func compareProtocol(ctx context.Context, sup *fidelity.Supervisor, sc *sim.Scenario, proto string, impls []fidelity.Client, j *fidelity.Java, broker *fidelity.Broker, reps int, dir string, runs *atomic.Int64, barrier func()) ([]fidelity.Row, error) {
+	simulated, err := fidelity.Simulate(sc, proto, reps)
+	if err != nil {
+		return nil, err
+	}
+	var rows []fidelity.Row
+	for _, c := range impls {
+		var real []*sim.Result
+		for rep := range reps {
+			name := fmt.Sprintf("r%d-%d-%s-%s-%s", time.Now().Unix()%100000, runs.Add(1), sc.Name, proto, c.Name())
+			runDir := filepath.Join(dir, name)
+			if err := os.MkdirAll(runDir, 0o755); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(os.Stderr, "realrun: %s under %s with %s, rep %d/%d (%s)\n", sc.Name, proto, c.Name(), rep+1, reps, sc.Duration)
+			rec, err := fidelity.RunReal(ctx, sup, sc, fidelity.RunOptions{Protocol: proto, Client: c, Java: j, Broker: broker, Rep: rep, Reps: reps, Name: name, Dir: runDir, Barrier: barrier})
 			if err != nil {
 				return nil, err
 			}
-			for _, c := range impls {
-				var real []*sim.Result
-				for rep := range reps {
-					runs++
-					name := fmt.Sprintf("r%d-%d-%s-%s-%s", time.Now().Unix()%100000, runs, sc.Name, proto, c.Name())
-					runDir := filepath.Join(dir, name)
-					if err := os.MkdirAll(runDir, 0o755); err != nil {
-						return nil, err
-					}
-					fmt.Fprintf(os.Stderr, "realrun: %s under %s with %s, rep %d/%d (%s)\n", sc.Name, proto, c.Name(), rep+1, reps, sc.Duration)
-					rec, err := fidelity.RunReal(ctx, sup, sc, fidelity.RunOptions{Protocol: proto, Client: c, Java: j, Broker: broker, Rep: rep, Reps: reps, Name: name, Dir: runDir})
-					if err != nil {
-						return nil, err
-					}
-					res, err := fidelity.Measure(sc, rec)
-					if err != nil {
-						return nil, err
-					}
-					if err := writeJSON(filepath.Join(runDir, "recording.json"), rec); err != nil {
-						return nil, err
-					}
-					if err := writeJSON(filepath.Join(runDir, "result.json"), res); err != nil {
-						return nil, err
-					}
-					real = append(real, res)
-				}
-				rows = append(rows, fidelity.Compare(sc.Name, proto, c.Name(), real, simulated)...)
+			res, err := fidelity.Measure(sc, rec)
+			if err != nil {
+				return nil, err
 			}
+			if err := writeJSON(filepath.Join(runDir, "recording.json"), rec); err != nil {
+				return nil, err
+			}
+			if err := writeJSON(filepath.Join(runDir, "result.json"), res); err != nil {
+				return nil, err
+			}
+			real = append(real, res)
 		}
+		rows = append(rows, fidelity.Compare(sc.Name, proto, c.Name(), real, simulated)...)
 	}
 	return rows, nil
 }

@@ -65,6 +65,9 @@ public final class Member {
         // most of the client's classes but contacts nobody; the group
         // hears of the member only from subscribe() and the first poll().
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+        // Fetching the topic's metadata connects to the broker and loads
+        // the network classes, outside the group and before time zero.
+        consumer.partitionsFor(topicsArg.split(",")[0], Duration.ofSeconds(60));
         log.line("waiting", "");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String cmd;
