@@ -99,7 +99,7 @@ func (s Span) String() string {
 		}
 		return fmt.Sprintf("%.2f", v)
 	}
-	if s.Min == s.Max {
+	if f(s.Min) == f(s.Max) {
 		return f(s.Min)
 	}
 	return f(s.Min) + "–" + f(s.Max)
@@ -116,6 +116,58 @@ func WriteTable(w io.Writer, rows []Row) error {
 			flag = "✗"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Scenario, r.Protocol, r.Metric, r.Client, r.Real, r.Sim, Tolerances[r.Metric].Why, flag)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// wideMetrics are the columns of WriteWide, by their names in the result.
+var wideMetrics = []struct{ metric, column string }{
+	{"rebalances", "rebalances"},
+	{"moved_partitions", "moved"},
+	{"revocations", "revoked"},
+	{"downtime_partition_seconds", "downtime (partition-s)"},
+	{"max_partition_gap_seconds", "max gap (s)"},
+	{"member_idle_seconds", "idle (s)"},
+	{"convergence_seconds", "convergence (s)"},
+	{"peak_lag_records", "peak lag"},
+	{"duplicate_records", "duplicates"},
+	{"zombie_processing_seconds", "zombie (s)"},
+	{"double_ownership_seconds", "double (s)"},
+}
+
+// WriteWide prints one Markdown row per scenario, protocol and client,
+// each cell "real · simulator", with ✗ where the simulator is outside the
+// real range beyond the tolerance.
+func WriteWide(w io.Writer, rows []Row) error {
+	var b strings.Builder
+	b.WriteString("| scenario | protocol | client |")
+	for _, m := range wideMetrics {
+		b.WriteString(" " + m.column + " |")
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(wideMetrics)) + "\n")
+	type key struct{ scenario, protocol, client string }
+	cells := map[key]map[string]Row{}
+	var order []key
+	for _, r := range rows {
+		k := key{r.Scenario, r.Protocol, r.Client}
+		if cells[k] == nil {
+			cells[k] = map[string]Row{}
+			order = append(order, k)
+		}
+		cells[k][r.Metric] = r
+	}
+	for _, k := range order {
+		fmt.Fprintf(&b, "| %s | %s | %s |", k.scenario, k.protocol, k.client)
+		for _, m := range wideMetrics {
+			r := cells[k][m.metric]
+			flag := ""
+			if r.Outside {
+				flag = " ✗"
+			}
+			fmt.Fprintf(&b, " %s · %s%s |", r.Real, r.Sim, flag)
+		}
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

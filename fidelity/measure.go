@@ -90,6 +90,8 @@ func Observations(sc *sim.Scenario, rec *Recording) ([]sim.Observation, error) {
 		case l.Ev == "exit" || (l.Ev == "signal" && l.Phase == "kill"):
 			o.Kind = sim.ObservedStop
 			stopped[k] = true
+		case l.Ev == "signal" && l.Phase == "term":
+			o.Kind = sim.ObservedClose
 		case l.Ev == "signal" && l.Phase == "stop":
 			o.Kind = sim.ObservedPause
 		case l.Ev == "signal" && l.Phase == "cont":

@@ -44,6 +44,9 @@ const (
 	// ObservedStop: the process is gone; Clean tells whether it closed the
 	// consumer (revocations committed) or was killed.
 	ObservedStop ObservationKind = "stop"
+	// ObservedClose: the application began to close the consumer (a
+	// graceful leave); the process owes the group its leave until it stops.
+	ObservedClose ObservationKind = "close"
 	// ObservedPause and ObservedResume: SIGSTOP and SIGCONT of the process.
 	ObservedPause  ObservationKind = "pause"
 	ObservedResume ObservationKind = "resume"
@@ -175,15 +178,17 @@ func (r *Replay) Observe(o Observation) error {
 	p, l := w.procs[i], w.ledger
 	switch o.Kind {
 	case ObservedStart:
-		p.alive, r.awaiting[i] = true, true
+		p.alive, p.closing, r.awaiting[i] = true, false, true
 		l.SetProcess(i, true, false, false)
+	case ObservedClose:
+		p.closing = true
 	case ObservedStop:
 		if o.Clean {
 			l.Release(i, l.ownedBy(i), true)
 		} else {
 			l.ReleaseAll(i)
 		}
-		p.alive, p.paused, r.awaiting[i], r.inCallback[i] = false, false, false, 0
+		p.alive, p.paused, p.closing, r.awaiting[i], r.inCallback[i] = false, false, false, false, 0
 		l.SetProcess(i, false, false, false)
 	case ObservedPause, ObservedResume:
 		p.paused = o.Kind == ObservedPause
@@ -219,13 +224,13 @@ func (r *Replay) Observe(o Observation) error {
 	return nil
 }
 
-// update is World.update for a real process: ready when it is a member
-// and runs no callback; idle while it owns nothing because it waits for
+// update is World.update for a real process: ready when it is a member,
+// runs no callback and is not closing; idle while it owns nothing because it waits for
 // a rebalance to hand it partitions.
 func (r *Replay) update(p *process) {
 	w, i := r.w, p.idx
 	lp := w.ledger.procs[i]
-	ready := !p.alive || (lp.member > 0 && r.inCallback[i] == 0)
+	ready := !p.alive || (lp.member > 0 && r.inCallback[i] == 0 && !p.closing)
 	if ready != p.ready {
 		if ready {
 			w.notReady--

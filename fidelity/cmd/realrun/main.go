@@ -46,6 +46,8 @@ func run() int {
 	out := fs.String("out", "", "directory for recordings, results and the table (default: a temporary directory)")
 	gate := fs.String("gate", "", "metrics whose ✗ makes realrun exit 1, comma-separated, or ci for the CI gate's list")
 	javaDir := fs.String("java", "", "the fidelity/java directory (default: found from the working directory)")
+	wide := fs.Bool("wide", false, "one row per scenario and protocol, a column per metric (real · simulator)")
+	from := fs.String("from", "", "measure the recordings a previous run left in this directory again, instead of running anything")
 	parallel := fs.Bool("parallel", false, "run a scenario's protocols at the same time, each in its own group (faster; the machine is shared by three groups)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
@@ -101,18 +103,27 @@ func run() int {
 	defer stop()
 	sup := &fidelity.Supervisor{}
 	defer sup.KillAll()
-	rows, err := compareAll(ctx, sup, scs, split(*clients), split(*protos), *reps, *parallel, dir, *javaDir)
+	var rows []fidelity.Row
+	if *from != "" {
+		rows, err = remeasure(scs, split(*protos), *from)
+	} else {
+		rows, err = compareAll(ctx, sup, scs, split(*clients), split(*protos), *reps, *parallel, dir, *javaDir)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "realrun:", err)
 		return 2
 	}
-	if err := fidelity.WriteTable(os.Stdout, rows); err != nil {
+	write := fidelity.WriteTable
+	if *wide {
+		write = fidelity.WriteWide
+	}
+	if err := write(os.Stdout, rows); err != nil {
 		fmt.Fprintln(os.Stderr, "realrun:", err)
 		return 2
 	}
 	f, err := os.Create(filepath.Join(dir, "table.md"))
 	if err == nil {
-		fidelity.WriteTable(f, rows)
+		write(f, rows)
 		f.Close()
 	}
 	fmt.Fprintf(os.Stderr, "realrun: recordings and results in %s\n", dir)
@@ -245,6 +256,65 @@ func compareProtocol(ctx context.Context, sup *fidelity.Supervisor, sc *sim.Scen
 			real = append(real, res)
 		}
 		rows = append(rows, fidelity.Compare(sc.Name, proto, c.Name(), real, simulated)...)
+	}
+	return rows, nil
+}
+
+// remeasure measures every recording under dir again: the measurement is
+// a function of what the processes logged, so a change to it needs no
+// new run.
+func remeasure(scs []*sim.Scenario, protos []string, dir string) ([]fidelity.Row, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "recording.json"))
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ scenario, protocol, client string }
+	recs := map[key][]*fidelity.Recording{}
+	var clients []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		rec := &fidelity.Recording{}
+		if err := json.Unmarshal(b, rec); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		k := key{rec.Scenario, rec.Protocol, rec.Client}
+		recs[k] = append(recs[k], rec)
+		if !slices.Contains(clients, rec.Client) {
+			clients = append(clients, rec.Client)
+		}
+	}
+	slices.Sort(clients)
+	var rows []fidelity.Row
+	for _, sc := range scs {
+		list := protos
+		if len(list) == 0 {
+			list = sim.Protocols()
+		}
+		for _, proto := range list {
+			for _, c := range clients {
+				rs := recs[key{sc.Name, proto, c}]
+				if len(rs) == 0 {
+					continue
+				}
+				slices.SortFunc(rs, func(a, b *fidelity.Recording) int { return a.Rep - b.Rep })
+				var real []*sim.Result
+				for _, rec := range rs {
+					res, err := fidelity.Measure(sc, rec)
+					if err != nil {
+						return nil, err
+					}
+					real = append(real, res)
+				}
+				simulated, err := fidelity.Simulate(sc, proto, len(real))
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, fidelity.Compare(sc.Name, proto, c, real, simulated)...)
+			}
+		}
 	}
 	return rows, nil
 }
