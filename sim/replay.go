@@ -225,30 +225,12 @@ func (r *Replay) Observe(o Observation) error {
 }
 
 // update is World.update for a real process: ready when it is a member,
-// runs no callback and is not closing; idle while it owns nothing because it waits for
-// a rebalance to hand it partitions.
+// runs no callback and is not closing; idle while it owns nothing
+// because it waits for a rebalance to hand it partitions.
 func (r *Replay) update(p *process) {
 	w, i := r.w, p.idx
-	lp := w.ledger.procs[i]
-	ready := !p.alive || (lp.member > 0 && r.inCallback[i] == 0 && !p.closing)
-	if ready != p.ready {
-		if ready {
-			w.notReady--
-		} else {
-			w.notReady++
-		}
-		p.ready = ready
-	}
-	now := w.k.Now()
-	idle := p.alive && !p.paused && w.ledger.Owns(i) == 0 && r.awaiting[i]
-	if idle != p.idle {
-		if idle {
-			p.idleSince = now
-		} else {
-			p.idleTotal += w.ledger.overlap(p.idleSince, now)
-		}
-		p.idle = idle
-	}
+	ready := !p.alive || (w.ledger.procs[i].member > 0 && r.inCallback[i] == 0 && !p.closing)
+	w.setDerived(p, ready, p.alive && !p.paused && w.ledger.Owns(i) == 0 && r.awaiting[i])
 }
 
 // Finish closes the run at the scenario's horizon and returns its result.
