@@ -12,8 +12,9 @@
 //     revoke callback returned.
 //   - eager is the range balancer (kgo's eager sticky balancer forgets
 //     its previous assignment; the simulator's eager is range anyway).
-//   - the consumer protocol is kgo's ServerSideBalancer with the range
-//     balancer named as the client's.
+//   - the consumer protocol is kgo's ServerSideBalancer; kgo names the
+//     server assignor after its balancer, so the sticky balancer stands
+//     for the broker's uniform assignor and range for range.
 package main
 
 import (
@@ -131,7 +132,13 @@ func run() error {
 	}
 	switch kv["group.protocol"] {
 	case "consumer":
-		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+		// kgo names the server assignor after its balancer: sticky asks
+		// for the broker's uniform assignor, the scenario's default.
+		balancer := kgo.StickyBalancer()
+		if kv["group.remote.assignor"] == "range" {
+			balancer = kgo.RangeBalancer()
+		}
+		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(balancer))
 	default:
 		var bs []kgo.GroupBalancer
 		for _, a := range strings.Split(kv["partition.assignment.strategy"], ",") {
