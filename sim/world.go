@@ -34,7 +34,11 @@ type World struct {
 	// memberProc maps a coordinator member id to its process.
 	memberProc map[string]int
 
-	ledger     *Ledger
+	ledger *Ledger
+	// required is, per topic, whether some live member subscribes to it:
+	// the ledger's required partitions, kept as of the last start, stop,
+	// subscription change or topic growth (see refreshRequired).
+	required   map[string]bool
 	rebalances int
 	notReady   int
 	flips      []flip
@@ -129,7 +133,9 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		w.byName[m.ID] = i
 		w.ledger.addProcess(m.ID, cfg.ProcessingRate)
 	}
+	w.required = map[string]bool{}
 	for _, t := range w.metadata {
+		w.required[t.Name] = true
 		for p := int32(0); p < t.Partitions; p++ {
 			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, w.rates[t.Name], true)
 		}
@@ -754,6 +760,7 @@ func (w *World) startProcess(p *process) {
 	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
 	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
 	w.syncProcess(p)
+	w.refreshRequired()
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_start", Member: p.name, Detail: fmt.Sprintf("incarnation %d group_protocol=%s assignors=%v instance=%q", p.incarnation, cfg.GroupProtocol, cfg.Assignors, cfg.GroupInstanceID)})
 	}
@@ -819,6 +826,7 @@ func (w *World) stopProcess(p *process, clean bool) {
 	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
 	p.incarnation++ // nothing addressed to the old life is delivered
 	w.syncProcess(p)
+	w.refreshRequired()
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_stop", Member: p.name, Detail: map[bool]string{true: "closed", false: "killed"}[clean]})
 	}

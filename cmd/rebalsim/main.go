@@ -72,6 +72,7 @@ func commands() []command {
 		{"report", "re-render tables, charts and HTML from a saved result.json", cmdReport},
 		{"sweep", "run a scenario over a grid of values × seeds × protocols, in parallel, with statistics", cmdSweep},
 		{"merge", "combine the shards of a sweep into the files one sweep writes", cmdMerge},
+		{"swarm", "generate and run random fault storms, check safety and liveness, shrink what fails", cmdSwarm},
 		{"version", "print rebalsim's version", cmdVersion},
 	}
 }

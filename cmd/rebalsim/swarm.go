@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rebalsim/rebalsim/swarm"
+	"github.com/rebalsim/rebalsim/sweeps"
+)
+
+func cmdSwarm(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := pflag.NewFlagSet("swarm", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	seeds := fs.Int("seeds", 100, "how many swarm seeds to run, from --from up")
+	from := fs.Uint64("from", 1, "the first swarm seed")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "seeds at once, one goroutine each")
+	shardFlag := fs.String("shard", "", "run one slice of the seeds, i/n (shards count from 1), like sweep")
+	corpus := fs.String("corpus", "", "directory for the shrunk reproducer of each defect (<class>-<protocol>-seed<N>.yaml)")
+	shrinkRuns := fs.Int("shrink-runs", 300, "candidates the shrinker may try per defect")
+	show := fs.Uint64("show", 0, "print the scenario file of this swarm seed and stop")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: rebalsim swarm [--seeds N] [--from S] [--corpus DIR] [flags]
+
+Generates a scenario per seed (a group of 2 to a few hundred members under
+every protocol or a mixed group, settings inside Kafka's ranges, a storm of
+every kind of disturbance on a jittery network, then a healing period),
+runs it, and checks safety (no double ownership), liveness (stable again
+within a bound derived from the settings once the storm has healed) and
+the data plane (every subscribed partition processed at the end, every
+metric a finite amount). A failure that is a documented Kafka hazard is
+listed as such; any other is a defect, shrunk to a small scenario file
+that reproduces it ('rebalsim check FILE' replays its safety and liveness
+expectations). Exit 1 when a defect was found.
+
+Flags:
+%s`, fs.FlagUsages())
+	}
+	if done, code, err := parseFlags(fs, args); done {
+		return code, err
+	}
+	if fs.NArg() > 0 {
+		return exitBadInput, badInput("swarm takes no arguments, found %q", strings.Join(fs.Args(), " "))
+	}
+	if *seeds < 1 {
+		return exitBadInput, badInput("--seeds must be at least 1, found %d", *seeds)
+	}
+	if *parallel < 1 {
+		return exitBadInput, badInput("--parallel must be at least 1, found %d", *parallel)
+	}
+	if *shrinkRuns < 1 {
+		return exitBadInput, badInput("--shrink-runs must be at least 1, found %d", *shrinkRuns)
+	}
+	if *from == 0 {
+		return exitBadInput, badInput("--from must be at least 1 (seeds count from 1)")
+	}
+	if *show > 0 {
+		f, err := swarm.Build(swarm.Generate(*show))
+		if err != nil {
+			return exitBadInput, fmt.Errorf("seed %d: %w", *show, err)
+		}
+		_, err = stdout.Write(f.YAML)
+		return exitOK, err
+	}
+	opts := swarm.Options{From: *from, Seeds: *seeds, Parallel: *parallel, Corpus: *corpus, ShrinkRuns: *shrinkRuns}
+	if *shardFlag != "" {
+		sh, err := sweeps.ParseShard(*shardFlag)
+		if err != nil {
+			return exitBadInput, usageError{err}
+		}
+		opts.Shard = sh
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := newProgressBar(stderr)
+	if bar != nil {
+		opts.Progress = bar.update
+		defer bar.finish()
+	}
+	start := time.Now()
+	rep, err := swarm.Run(ctx, opts)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		return exitBadInput, err
+	}
+	for _, h := range rep.Hazards {
+		fmt.Fprintf(stdout, "hazard  seed %d: %s\n", h.Seed, h.Failure)
+	}
+	for _, d := range rep.Defects {
+		fmt.Fprintf(stdout, "DEFECT  seed %d: %s\n", d.Seed, d.Failure)
+		if d.File != "" {
+			fmt.Fprintf(stdout, "        reproducer: %s\n", d.File)
+		} else if len(d.Shrunk) > 0 {
+			fmt.Fprintf(stdout, "        reproducer (give --corpus DIR to keep it):\n%s", strings.TrimSuffix(indent(string(d.Shrunk)), "    "))
+		}
+	}
+	fmt.Fprintf(stdout, "swarm: %d seeds from %d (shard %s): %d defects, %d hazards\n", rep.Seeds, *from, opts.Shard, len(rep.Defects), len(rep.Hazards))
+	fmt.Fprintf(stderr, "ran %d seeds in %s on %d workers\n", rep.Seeds, time.Since(start).Round(time.Millisecond), *parallel)
+	if len(rep.Defects) > 0 {
+		return exitFinding, nil
+	}
+	return exitOK, nil
+}
