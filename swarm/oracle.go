@@ -36,6 +36,9 @@ type Failure struct {
 	// Hazard names the documented Kafka hazard the failure is an instance
 	// of, "" for a defect (see Classify).
 	Hazard string
+	// Known names the open, known defect of the models the failure looks
+	// like, "" if none (see KnownDefect); it is still a defect.
+	Known string
 	// Key tells failures of one class apart for the shrinker: the
 	// finding's kind and, for a join failure, Kafka's error code.
 	Key    string
@@ -48,6 +51,9 @@ func (f Failure) String() string {
 	s := fmt.Sprintf("%s under %s: %s", f.Class, f.Protocol, f.Detail)
 	if f.Hazard != "" {
 		s += " [hazard: " + f.Hazard + "]"
+	}
+	if f.Known != "" {
+		s += " [known defect: " + f.Known + "]"
 	}
 	return s
 }
@@ -154,6 +160,9 @@ func Judge(s *Spec, f *File, models sim.Models) []Failure {
 		for i := range found {
 			found[i].Protocol = p
 			found[i].Hazard = Classify(s, found[i], found)
+			if found[i].Hazard == "" {
+				found[i].Known = KnownDefect(s, found[i])
+			}
 		}
 		out = append(out, found...)
 	}

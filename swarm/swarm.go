@@ -47,6 +47,8 @@ type Report struct {
 	// Hazards are failures Classify recognised as documented Kafka
 	// hazards: reported, never counted as defects.
 	Hazards []Found
+	// Known are the defects among Defects that KnownDefect recognised.
+	Known int
 }
 
 // Found is one failure of one seed.
@@ -125,6 +127,9 @@ feed:
 				rep.Hazards = append(rep.Hazards, f)
 			} else {
 				rep.Defects = append(rep.Defects, f)
+				if f.Known != "" {
+					rep.Known++
+				}
 			}
 		}
 	}

@@ -25,6 +25,7 @@ func cmdSwarm(args []string, stdout, stderr io.Writer) (int, error) {
 	shardFlag := fs.String("shard", "", "run one slice of the seeds, i/n (shards count from 1), like sweep")
 	corpus := fs.String("corpus", "", "directory for the shrunk reproducer of each defect (<class>-<protocol>-seed<N>.yaml)")
 	shrinkRuns := fs.Int("shrink-runs", 300, "candidates the shrinker may try per defect")
+	strict := fs.Bool("strict", false, "fail on known defects too (see swarm.KnownDefect), not only on new ones")
 	show := fs.Uint64("show", 0, "print the scenario file of this swarm seed and stop")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: rebalsim swarm [--seeds N] [--from S] [--corpus DIR] [flags]
@@ -38,7 +39,8 @@ the data plane (every subscribed partition processed at the end, every
 metric a finite amount). A failure that is a documented Kafka hazard is
 listed as such; any other is a defect, shrunk to a small scenario file
 that reproduces it ('rebalsim check FILE' replays its safety and liveness
-expectations). Exit 1 when a defect was found.
+expectations). A defect with the signature of a known, open one is marked
+"known". Exit 1 when a new defect was found (with --strict, any defect).
 
 Flags:
 %s`, fs.FlagUsages())
@@ -96,16 +98,20 @@ Flags:
 		fmt.Fprintf(stdout, "hazard  seed %d: %s\n", h.Seed, h.Failure)
 	}
 	for _, d := range rep.Defects {
-		fmt.Fprintf(stdout, "DEFECT  seed %d: %s\n", d.Seed, d.Failure)
+		word := "DEFECT"
+		if d.Known != "" {
+			word = "known "
+		}
+		fmt.Fprintf(stdout, "%s  seed %d: %s\n", word, d.Seed, d.Failure)
 		if d.File != "" {
 			fmt.Fprintf(stdout, "        reproducer: %s\n", d.File)
 		} else if len(d.Shrunk) > 0 {
 			fmt.Fprintf(stdout, "        reproducer (give --corpus DIR to keep it):\n%s", strings.TrimSuffix(indent(string(d.Shrunk)), "    "))
 		}
 	}
-	fmt.Fprintf(stdout, "swarm: %d seeds from %d (shard %s): %d defects, %d hazards\n", rep.Seeds, *from, opts.Shard, len(rep.Defects), len(rep.Hazards))
+	fmt.Fprintf(stdout, "swarm: %d seeds from %d (shard %s): %d defects (%d of them known), %d hazards\n", rep.Seeds, *from, opts.Shard, len(rep.Defects), rep.Known, len(rep.Hazards))
 	fmt.Fprintf(stderr, "ran %d seeds in %s on %d workers\n", rep.Seeds, time.Since(start).Round(time.Millisecond), *parallel)
-	if len(rep.Defects) > 0 {
+	if len(rep.Defects) > rep.Known || (*strict && len(rep.Defects) > 0) {
 		return exitFinding, nil
 	}
 	return exitOK, nil
