@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -289,9 +290,16 @@ func readRuns(r io.Reader, m *Manifest) ([]Row, error) {
 		}
 		row.Metrics = make([]float64, nm)
 		for k := range nm {
-			if row.Metrics[k], err = strconv.ParseFloat(rec[4+np+k], 64); err != nil {
+			v, err := strconv.ParseFloat(rec[4+np+k], 64)
+			switch {
+			case err != nil && !errors.Is(err, strconv.ErrRange):
 				return nil, bad("%s: %q is not a number", m.Metrics[k], rec[4+np+k])
+			case err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+				// Every metric of a run is an amount: a count or a
+				// number of seconds or records, finite and not negative.
+				return nil, bad("%s: %q is out of range: every metric is a finite, non-negative amount", m.Metrics[k], rec[4+np+k])
 			}
+			row.Metrics[k] = v
 		}
 		tail := rec[4+np+nm:]
 		if row.Converged, err = strconv.ParseBool(tail[0]); err != nil {

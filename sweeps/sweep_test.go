@@ -357,6 +357,12 @@ func TestReadChecksRunsAgainstTheManifest(t *testing.T) {
 			return l
 		}, "runs.csv:2: run 1 is point 0 (members=2), seed 1, protocol cooperative in manifest.json"},
 		"a changed header": {func(l []string) []string { l[0] = strings.Replace(l[0], "rebalances", "rebalance", 1); return l }, "runs.csv:1: the header does not match"},
+		// Every metric is an amount: NaN, infinities, values past float64
+		// and negative values are out of range, not numbers to average.
+		"a NaN metric":       {metricIs("NaN"), "rebalances: \"NaN\" is out of range"},
+		"an infinite one":    {metricIs("+Inf"), "rebalances: \"+Inf\" is out of range"},
+		"an overflowing one": {metricIs("1e400"), "rebalances: \"1e400\" is out of range"},
+		"a negative one":     {metricIs("-1"), "rebalances: \"-1\" is out of range"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -369,6 +375,17 @@ func TestReadChecksRunsAgainstTheManifest(t *testing.T) {
 				t.Errorf("err = %v\nwant %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// metricIs sets the first metric (rebalances) of the first row to v.
+func metricIs(v string) func(l []string) []string {
+	return func(l []string) []string {
+		header := strings.Split(l[0], ",")
+		f := strings.Split(l[1], ",")
+		f[slices.Index(header, "rebalances")] = v
+		l[1] = strings.Join(f, ",")
+		return l
 	}
 }
 
