@@ -55,6 +55,11 @@ func parseYAML(source string, data []byte) (root *yaml.Node, err error) {
 			root, err = nil, &Error{Source: source, Message: fmt.Sprintf("the YAML parser failed on this file: %v", r)}
 		}
 	}()
+	if line, col, over := overNodeBudget(data); over {
+		return nil, &Error{Source: source, Line: line, Column: col,
+			Message: fmt.Sprintf("the file has more than %s YAML values (keys, values and list items) by here, the limit for a scenario; the largest allowed group (%s members, %s events) needs far fewer: write repeated members with count:",
+				grouped(maxNodes), grouped(MaxMembers), grouped(MaxEventActions))}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -77,6 +82,47 @@ func parseYAML(source string, data []byte) (root *yaml.Node, err error) {
 			Message: "the document is empty; a scenario needs at least duration:, topics: and members:"}
 	}
 	return doc.Content[0], nil
+}
+
+// maxNodes bounds the YAML values a file may hold before it is parsed.
+// yaml.v3 builds the whole node tree of a document before rebalsim sees
+// any of it, at about 400 bytes and a few microseconds per node, so a
+// 60 MB file of tiny values used to take minutes and gigabytes before the
+// first limit applied. 1.5 million values keep parsing under about 600 MB
+// and a few seconds; 100,000 members or events written out one per line
+// stay below it.
+const maxNodes = 1_500_000
+
+// overNodeBudget counts, in one pass over the bytes and before any
+// parsing, an upper bound on the nodes the YAML parser would build: every
+// node but the root needs an indicator (a ': ' between a key and its
+// value, a '- ' list item, a ',' or an opening bracket in flow style, a
+// '? ' key), and none is skipped, not in comments nor in quotes, so that
+// no quoting can hide values from the count. It reports the line and
+// column where the count passes maxNodes.
+func overNodeBudget(data []byte) (line, col int, over bool) {
+	if len(data) < maxNodes/2 {
+		return 0, 0, false // too short to hold that many
+	}
+	nodes := 1
+	for i, c := range data {
+		switch c {
+		case ':':
+			nodes += 2
+		case ',', '[', '{':
+			nodes++
+		case '-', '?':
+			if i+1 == len(data) || data[i+1] == ' ' || data[i+1] == '\n' || data[i+1] == '\t' || data[i+1] == '\r' {
+				nodes++
+			}
+		}
+		if nodes > maxNodes {
+			line = 1 + bytes.Count(data[:i], []byte{'\n'})
+			col = 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:i], '\n')+1:i])
+			return line, col, true
+		}
+	}
+	return 0, 0, false
 }
 
 // yamlError turns a yaml.v3 syntax error into an *Error with the right
