@@ -122,6 +122,9 @@ func (c *checker) run() {
 	c.checkTimeouts([]layer{{"defaults", "defaults", &c.s.Defaults}}, "")
 	c.checkMembers()
 	c.checkEvents()
+	if len(c.errs) == 0 {
+		c.checkOverlaps()
+	}
 	c.checkExpectations()
 }
 
