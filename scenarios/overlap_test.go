@@ -26,6 +26,8 @@ func TestOverlappingEvents(t *testing.T) {
 			[]string{"crash late at 10s: the member is down (it starts at 1m, line 3)"}},
 		{"a subscription change during a stall", base + "events:\n  - {at: 10s, stall: {member: c2, for: 1m}}\n  - {at: 20s, subscribe: {members: all, topics: [orders]}}\n", "t.yaml:6:5",
 			[]string{"subscribe c2 at 20s overlaps the stall at line 5, which holds the member until 1m10s"}},
+		{"a horizon of 1ns", "duration: 1ns\ntopics: [{name: orders, partitions: 12}]\nmembers: [{id: c1}]\n", "t.yaml:1:11",
+			[]string{"duration must be at least 1s, found 1ns"}},
 		{"interval 0s", base + "events:\n  - {at: 10s, rolling_restart: {members: all, interval: 0s}}\n", "t.yaml:5:57",
 			[]string{"a rolling restart of 3 members needs a positive interval, found 0s", "restart: {members: [...], down: ...}"}},
 	})
