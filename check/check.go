@@ -257,5 +257,6 @@ func runJob(j job, opts Options) (map[string]*sim.Result, error) {
 	for _, r := range rep.Runs {
 		out[r.Protocol] = r
 	}
+	j.plan.slim(out)
 	return out, nil
 }
