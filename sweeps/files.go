@@ -104,7 +104,9 @@ type WriteOptions struct {
 // Write writes res into dir, creating it: runs.csv and manifest.json for
 // any result; for a whole sweep also stats.csv, stats.json, report.html and
 // the charts. It returns the paths written. Every file is written whole or
-// not at all (internal/atomicfile).
+// not at all (internal/atomicfile), and the folder's marker says whether a
+// write finished and what it wrote, so that Read refuses a folder that a
+// killed re-run left half replaced.
 func Write(dir string, res *Result, opts WriteOptions) ([]string, error) {
 	m := &res.Manifest
 	if len(res.Rows) != m.ShardRuns {
@@ -113,13 +115,28 @@ func Write(dir string, res *Result, opts WriteOptions) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
+	folder, err := atomicfile.BeginFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	paths, err := writeFiles(dir, folder, res, opts)
+	if err != nil {
+		return paths, err
+	}
+	if err := folder.Done(); err != nil {
+		return paths, fmt.Errorf("sweep: %w", err)
+	}
+	return paths, nil
+}
+
+func writeFiles(dir string, folder *atomicfile.Folder, res *Result, opts WriteOptions) ([]string, error) {
+	m := &res.Manifest
 	var paths []string
 	write := func(name string, fill func(w io.Writer) error) error {
-		path := filepath.Join(dir, name)
-		if err := atomicfile.Write(path, fill); err != nil {
+		if err := folder.Write(name, fill); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
-		paths = append(paths, path)
+		paths = append(paths, filepath.Join(dir, name))
 		return nil
 	}
 	if err := write("runs.csv", func(w io.Writer) error { return writeRuns(w, res) }); err != nil {
@@ -180,6 +197,9 @@ func writeRuns(w io.Writer, res *Result) error {
 // manifest and runs.csv, checked against each other. Problems name the
 // file and line.
 func Read(dir string) (*Result, error) {
+	if err := atomicfile.CheckFolder(dir); err != nil {
+		return nil, err
+	}
 	mpath := filepath.Join(dir, "manifest.json")
 	data, err := os.ReadFile(mpath)
 	if err != nil {

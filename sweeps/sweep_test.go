@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -276,8 +277,8 @@ func TestFourShardsMergeIntoTheSingleMachineSweep(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		dir := writeSweep(t, g, Options{Parallel: 2, Shard: Shard{Index: i, Count: 4}}, WriteOptions{})
 		entries, _ := os.ReadDir(dir)
-		if len(entries) != 2 {
-			t.Errorf("shard %d/4 wrote %d files, want runs.csv and manifest.json", i, len(entries))
+		if len(entries) != 3 {
+			t.Errorf("shard %d/4 wrote %d files, want runs.csv, manifest.json and the folder's marker", i, len(entries))
 		}
 		part, err := Read(dir)
 		if err != nil {
@@ -375,6 +376,24 @@ func TestReadChecksRunsAgainstTheManifest(t *testing.T) {
 				t.Errorf("err = %v\nwant %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadRefusesAFolderARerunLeftHalfWritten: a sweep killed while
+// rewriting a folder leaves its marker saying so, and merge's Read refuses
+// the folder instead of mixing the files of two sweeps.
+func TestReadRefusesAFolderARerunLeftHalfWritten(t *testing.T) {
+	g := expand(t, tiny, Spec{})
+	dir := writeSweep(t, g, Options{Shard: Shard{Index: 1, Count: 2}}, WriteOptions{})
+	if _, err := Read(dir); err != nil {
+		t.Fatal(err)
+	}
+	// What a re-run does first, before it replaces any file.
+	if _, err := atomicfile.BeginFolder(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "did not finish") {
+		t.Errorf("Read of a half-rewritten folder: %v, want 'did not finish'", err)
 	}
 }
 
