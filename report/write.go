@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/rebalsim/rebalsim/internal/atomicfile"
@@ -31,21 +30,7 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 	if r == nil {
 		return nil, errors.New("report: no report to write")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	folder, err := atomicfile.BeginFolder(dir)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	paths, err := writeAll(dir, folder, r, opts)
-	if err != nil {
-		return paths, err
-	}
-	if err := folder.Done(); err != nil {
-		return paths, fmt.Errorf("report: %w", err)
-	}
-	return paths, nil
+	return atomicfile.WriteFolder(dir, func(f *atomicfile.Folder) ([]string, error) { return writeAll(dir, f, r, opts) })
 }
 
 func writeAll(dir string, folder *atomicfile.Folder, r *Report, opts Options) ([]string, error) {

@@ -112,21 +112,7 @@ func Write(dir string, res *Result, opts WriteOptions) ([]string, error) {
 	if len(res.Rows) != m.ShardRuns {
 		return nil, fmt.Errorf("sweep: %d rows for the %d runs of shard %s", len(res.Rows), m.ShardRuns, m.Shard)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	folder, err := atomicfile.BeginFolder(dir)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	paths, err := writeFiles(dir, folder, res, opts)
-	if err != nil {
-		return paths, err
-	}
-	if err := folder.Done(); err != nil {
-		return paths, fmt.Errorf("sweep: %w", err)
-	}
-	return paths, nil
+	return atomicfile.WriteFolder(dir, func(f *atomicfile.Folder) ([]string, error) { return writeFiles(dir, f, res, opts) })
 }
 
 func writeFiles(dir string, folder *atomicfile.Folder, res *Result, opts WriteOptions) ([]string, error) {

@@ -39,6 +39,24 @@ type markedFile struct {
 	SHA256 string `json:"sha256"`
 }
 
+// WriteFolder creates dir if needed, marks it as being written, runs fill
+// and, when fill succeeds, marks the folder complete. It returns what fill
+// returns (the paths written).
+func WriteFolder(dir string, fill func(f *Folder) ([]string, error)) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("write %s: %w", dir, err)
+	}
+	f, err := BeginFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := fill(f)
+	if err != nil {
+		return paths, err
+	}
+	return paths, f.Done()
+}
+
 // BeginFolder creates dir if needed and marks it as being written.
 func BeginFolder(dir string) (*Folder, error) {
 	if err := writeMarker(dir, marker{State: "writing"}); err != nil {
