@@ -8,7 +8,8 @@ import (
 )
 
 // Shrink cuts s down to a small scenario that still fails like target (the
-// same class under the same protocol, and not a documented hazard), trying
+// same class and key under the same protocol, not a documented hazard, and
+// with the same known-defect signature, if any), trying
 // at most runs candidates. It keeps only target's protocol, then, until a
 // whole pass changes nothing, drops events (halves, quarters, …, one at a
 // time), members with the events that name them, topics, partitions,
@@ -57,7 +58,7 @@ func (sh *shrinker) fails(c *Spec) bool {
 		return false
 	}
 	for _, fl := range Judge(c, f, sh.models) {
-		if fl.same(sh.target) && fl.Hazard == "" {
+		if fl.same(sh.target) && fl.Hazard == "" && fl.Known == sh.target.Known {
 			return true
 		}
 	}
