@@ -33,6 +33,10 @@ type Options struct {
 	Corpus string
 	// ShrinkRuns bounds the candidates tried per defect (0 means 300).
 	ShrinkRuns int
+	// ShrinkKnown shrinks known defects too; without it they are listed
+	// unshrunk (their reproducers are on record), which keeps a CI swarm
+	// fast.
+	ShrinkKnown bool
 	// Progress, when set, is called after each seed with the seeds done.
 	Progress func(done, total int)
 }
@@ -154,7 +158,7 @@ func runSeed(seed uint64, opts Options) ([]Found, error) {
 		}
 		seen[key] = true
 		fd := Found{Seed: seed, Failure: fl, Members: len(s.Members), Events: len(s.Events)}
-		if fl.Hazard == "" && fl.Class != Invalid {
+		if fl.Hazard == "" && fl.Class != Invalid && (fl.Known == "" || opts.ShrinkKnown) {
 			small := Shrink(s, fl, opts.Models, opts.ShrinkRuns)
 			small.Description = fmt.Sprintf("found by rebalsim swarm, seed %d, and shrunk: %s", seed, fl)
 			sf, err := Build(small)

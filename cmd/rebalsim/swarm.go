@@ -71,7 +71,10 @@ Flags:
 		_, err = stdout.Write(f.YAML)
 		return exitOK, err
 	}
-	opts := swarm.Options{From: *from, Seeds: *seeds, Parallel: *parallel, Corpus: *corpus, ShrinkRuns: *shrinkRuns}
+	// Known defects are shrunk when their reproducers are wanted: into a
+	// corpus, or when they fail the run.
+	opts := swarm.Options{From: *from, Seeds: *seeds, Parallel: *parallel, Corpus: *corpus, ShrinkRuns: *shrinkRuns,
+		ShrinkKnown: *corpus != "" || *strict}
 	if *shardFlag != "" {
 		sh, err := sweeps.ParseShard(*shardFlag)
 		if err != nil {
