@@ -116,6 +116,8 @@ func consumerSettings() []setting {
 			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.LostCallback }, nonNegative},
 		settingOf[[]string]{"subscription", parseStrings,
 			func(cs *sim.ConsumerSettings) **[]string { return &cs.Subscription }, checkSubscription},
+		settingOf[string]{"close_membership", parseString,
+			func(cs *sim.ConsumerSettings) **string { return &cs.CloseMembership }, oneOf("close_membership", sim.CloseMemberships())},
 	}
 }
 

@@ -73,6 +73,7 @@ func (w *world) result(series *Series) *Result {
 		m.MemberIdleSeconds += p.idleTotal
 	}
 	m.LagRecoverySeconds = lagRecovery(series, sec(l.windowStart))
+	w.opsMetrics(m, r)
 	m.Converged = true
 	for _, d := range w.disturbances {
 		start := time.Duration(d.Start * float64(time.Second))

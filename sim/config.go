@@ -25,7 +25,34 @@ func DefaultConsumerConfig(clientID string) ConsumerConfig {
 		MaxPollRecords:     500,
 		ProcessingRate:     2000,
 		CommitLatency:      5 * time.Millisecond,
+		CloseMembership:    CloseDefault,
 	}
+}
+
+// Close membership operations (KIP-1092's GroupMembershipOperation): by
+// default a dynamic member leaves the group on close() and a static one
+// stays until its session times out; leave_group makes both leave,
+// remain_in_group makes both stay.
+const (
+	CloseDefault       = "default"
+	CloseLeaveGroup    = "leave_group"
+	CloseRemainInGroup = "remain_in_group"
+)
+
+// CloseMemberships lists them.
+func CloseMemberships() []string { return []string{CloseDefault, CloseLeaveGroup, CloseRemainInGroup} }
+
+// LeavesOnClose reports whether a consumer sends a leave on close():
+// ConsumerCoordinator.maybeLeaveGroup (classic) and
+// ConsumerMembershipManager.isLeavingGroup (consumer protocol).
+func (c ConsumerConfig) LeavesOnClose() bool {
+	switch c.CloseMembership {
+	case CloseLeaveGroup:
+		return true
+	case CloseRemainInGroup:
+		return false
+	}
+	return c.GroupInstanceID == ""
 }
 
 // Protocol shorthands (DESIGN.md): the run's protocol fills in what neither
@@ -100,6 +127,7 @@ func (s ConsumerSettings) Apply(c *ConsumerConfig) error {
 	if s.Subscription != nil {
 		c.Subscription = slices.Clone(*s.Subscription)
 	}
+	setString(&c.CloseMembership, s.CloseMembership)
 	return nil
 }
 

@@ -28,6 +28,8 @@ type Result struct {
 	Disturbances []Disturbance `json:"disturbances"`
 	// Events counts the kernel events the run executed.
 	Events uint64 `json:"events"`
+	// Autoscaler is the autoscaler's decisions, when the scenario has one.
+	Autoscaler *AutoscalerResult `json:"autoscaler,omitempty"`
 }
 
 // Metrics are the protocol-neutral metrics, computed from the ownership
@@ -46,6 +48,16 @@ type Metrics struct {
 	PeakLagRecords           float64 `json:"peak_lag_records"`
 	LagRecoverySeconds       float64 `json:"lag_recovery_seconds"`
 	DuplicateRecords         float64 `json:"duplicate_records"`
+	// The cost of operations: scale_events and oscillation (direction
+	// changes of the replica count) come from the autoscaler; the replicas
+	// are the live consumer processes, and member_seconds their time alive,
+	// what the pods cost.
+	ScaleEvents       int     `json:"scale_events"`
+	ReplicasMax       int     `json:"replicas_max"`
+	ReplicasMean      float64 `json:"replicas_mean"`
+	Oscillation       int     `json:"oscillation"`
+	RebalancesPerHour float64 `json:"rebalances_per_hour"`
+	MemberSeconds     float64 `json:"member_seconds"`
 }
 
 // MetricNames lists the numeric metrics of Metrics by their JSON names, in
@@ -57,6 +69,8 @@ func MetricNames() []string {
 		"member_idle_seconds", "convergence_seconds",
 		"double_ownership_seconds", "zombie_processing_seconds",
 		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
+		"scale_events", "replicas_max", "replicas_mean", "oscillation",
+		"rebalances_per_hour", "member_seconds",
 	}
 }
 
@@ -87,6 +101,18 @@ func (m Metrics) Value(name string) (float64, bool) {
 		return m.LagRecoverySeconds, true
 	case "duplicate_records":
 		return m.DuplicateRecords, true
+	case "scale_events":
+		return float64(m.ScaleEvents), true
+	case "replicas_max":
+		return float64(m.ReplicasMax), true
+	case "replicas_mean":
+		return m.ReplicasMean, true
+	case "oscillation":
+		return float64(m.Oscillation), true
+	case "rebalances_per_hour":
+		return m.RebalancesPerHour, true
+	case "member_seconds":
+		return m.MemberSeconds, true
 	}
 	return 0, false
 }
