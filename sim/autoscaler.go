@@ -186,49 +186,37 @@ func changedIn(events []scaleEvent, period, now time.Duration) int {
 // allows its change over the replicas at the start of its period; max
 // takes the largest allowance, min the smallest.
 func scaleUpLimit(current int, ups, downs []scaleEvent, rules ScalingRules, now time.Duration) int {
-	if rules.SelectPolicy == SelectDisabled {
-		return current
-	}
-	result := math.MinInt
-	if rules.SelectPolicy == SelectMin {
-		result = math.MaxInt
-	}
-	for _, p := range rules.Policies {
-		start := current - changedIn(ups, p.Period, now) + changedIn(downs, p.Period, now)
-		proposed := start + p.Value
-		if p.Percent {
-			// Rounded up, or a small group could never grow.
-			proposed = int(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
-		}
-		if rules.SelectPolicy == SelectMin {
-			result = min(result, proposed)
-		} else {
-			result = max(result, proposed)
-		}
-	}
-	return result
+	return policyLimit(current, ups, downs, rules, now, +1)
 }
 
 // scaleDownLimit is calculateScaleDownLimitWithBehaviors: the mirror
 // image, where max means the lowest floor (the largest change).
 func scaleDownLimit(current int, ups, downs []scaleEvent, rules ScalingRules, now time.Duration) int {
-	if rules.SelectPolicy == SelectDisabled {
+	return policyLimit(current, ups, downs, rules, now, -1)
+}
+
+// policyLimit is the limit the policies of one direction (dir +1 up, -1
+// down) set on the replica count.
+func policyLimit(current int, ups, downs []scaleEvent, rules ScalingRules, now time.Duration, dir int) int {
+	if rules.SelectPolicy == SelectDisabled || len(rules.Policies) == 0 {
 		return current
 	}
-	result := math.MaxInt
-	if rules.SelectPolicy == SelectMin {
-		result = math.MinInt
-	}
+	// The largest change: the highest ceiling going up, the lowest floor
+	// going down; min asks for the smallest.
+	largest := rules.SelectPolicy != SelectMin
+	result, found := 0, false
 	for _, p := range rules.Policies {
 		start := current - changedIn(ups, p.Period, now) + changedIn(downs, p.Period, now)
-		proposed := start - p.Value
-		if p.Percent {
+		proposed := start + dir*p.Value
+		switch {
+		case p.Percent && dir > 0:
+			// Rounded up, or a small group could never grow.
+			proposed = int(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
+		case p.Percent:
 			proposed = int(float64(start) * (1 - float64(p.Value)/100))
 		}
-		if rules.SelectPolicy == SelectMin {
-			result = max(result, proposed)
-		} else {
-			result = min(result, proposed)
+		if !found || (proposed*dir > result*dir) == largest {
+			result, found = proposed, true
 		}
 	}
 	return result
