@@ -301,7 +301,7 @@ func (a *autoscaler) poll() {
 	}
 	a.lastDir = dir
 	label := fmt.Sprintf("scale %d → %d replicas (lag %.0f)", current, next, lag)
-	w.disturb(Disturbance{Kind: "scale", Start: sec(now), End: sec(now), Label: label})
+	w.disturb(disturbance{kind: "scale", start: now, end: now, label: label})
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "scale", Detail: label})
 	}

@@ -9,14 +9,14 @@ type replicaCount struct {
 	since time.Duration
 	// seconds is the member-seconds used inside the window; atStart the
 	// count when the window opened, peak the highest count inside it.
-	seconds       float64
+	seconds       time.Duration
 	atStart, peak int
 }
 
 // change records a process starting (+1) or stopping (-1).
 func (w *world) replicasChanged(delta int) {
 	r, now := &w.replicas, w.k.Now()
-	r.seconds += float64(r.live) * w.ledger.overlap(r.since, now)
+	r.seconds += time.Duration(r.live) * w.ledger.overlap(r.since, now)
 	r.live += delta
 	r.since = now
 	if now < w.ledger.windowStart {
@@ -30,13 +30,13 @@ func (w *world) replicasChanged(delta int) {
 func (w *world) opsMetrics(m *Metrics, r *Result) {
 	rc := &w.replicas
 	horizon := w.sc.Duration
-	rc.seconds += float64(rc.live) * w.ledger.overlap(rc.since, horizon)
+	rc.seconds += time.Duration(rc.live) * w.ledger.overlap(rc.since, horizon)
 	rc.since = horizon
-	m.MemberSeconds = rc.seconds
+	m.MemberSeconds = sec(rc.seconds)
 	m.ReplicasMax = max(rc.peak, rc.atStart)
-	if window := sec(horizon - w.ledger.windowStart); window > 0 {
-		m.ReplicasMean = rc.seconds / window
-		m.RebalancesPerHour = float64(m.Rebalances) * 3600 / window
+	if window := horizon - w.ledger.windowStart; window > 0 {
+		m.ReplicasMean = float64(rc.seconds) / float64(window)
+		m.RebalancesPerHour = float64(m.Rebalances) * float64(time.Hour) / float64(window)
 	}
 	if a := w.scaler; a != nil {
 		m.ScaleEvents, m.Oscillation = a.scaleEvents, a.oscillation

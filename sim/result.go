@@ -26,6 +26,9 @@ type Result struct {
 	Series Series `json:"series"`
 	// Disturbances are the scenario events as they happened.
 	Disturbances []Disturbance `json:"disturbances"`
+	// DisturbancesNotReached counts scenario events scheduled at or after
+	// the horizon: they are neither listed nor judged for convergence.
+	DisturbancesNotReached int `json:"disturbances_not_reached,omitempty"`
 	// Events counts the kernel events the run executed.
 	Events uint64 `json:"events"`
 	// Autoscaler is the autoscaler's decisions, when the scenario has one.
@@ -33,7 +36,8 @@ type Result struct {
 }
 
 // Metrics are the protocol-neutral metrics, computed from the ownership
-// ledger over the measurement window. JSON names are the contract.
+// ledger over the measurement window. JSON names are the contract; each
+// numeric metric's unit and meaning are its row of MetricTable.
 type Metrics struct {
 	Rebalances               int     `json:"rebalances"`
 	MovedPartitions          int     `json:"moved_partitions"`
@@ -58,63 +62,6 @@ type Metrics struct {
 	Oscillation       int     `json:"oscillation"`
 	RebalancesPerHour float64 `json:"rebalances_per_hour"`
 	MemberSeconds     float64 `json:"member_seconds"`
-}
-
-// MetricNames lists the numeric metrics of Metrics by their JSON names, in
-// the order of the contract; expectations and reports refer to them so.
-func MetricNames() []string {
-	return []string{
-		"rebalances", "moved_partitions", "revocations",
-		"downtime_partition_seconds", "max_partition_gap_seconds",
-		"member_idle_seconds", "convergence_seconds",
-		"double_ownership_seconds", "zombie_processing_seconds",
-		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
-		"scale_events", "replicas_max", "replicas_mean", "oscillation",
-		"rebalances_per_hour", "member_seconds",
-	}
-}
-
-// Value returns a metric by its JSON name.
-func (m Metrics) Value(name string) (float64, bool) {
-	switch name {
-	case "rebalances":
-		return float64(m.Rebalances), true
-	case "moved_partitions":
-		return float64(m.MovedPartitions), true
-	case "revocations":
-		return float64(m.Revocations), true
-	case "downtime_partition_seconds":
-		return m.DowntimePartitionSeconds, true
-	case "max_partition_gap_seconds":
-		return m.MaxPartitionGapSeconds, true
-	case "member_idle_seconds":
-		return m.MemberIdleSeconds, true
-	case "convergence_seconds":
-		return m.ConvergenceSeconds, true
-	case "double_ownership_seconds":
-		return m.DoubleOwnershipSeconds, true
-	case "zombie_processing_seconds":
-		return m.ZombieProcessingSeconds, true
-	case "peak_lag_records":
-		return m.PeakLagRecords, true
-	case "lag_recovery_seconds":
-		return m.LagRecoverySeconds, true
-	case "duplicate_records":
-		return m.DuplicateRecords, true
-	case "scale_events":
-		return float64(m.ScaleEvents), true
-	case "replicas_max":
-		return float64(m.ReplicasMax), true
-	case "replicas_mean":
-		return m.ReplicasMean, true
-	case "oscillation":
-		return float64(m.Oscillation), true
-	case "rebalances_per_hour":
-		return m.RebalancesPerHour, true
-	case "member_seconds":
-		return m.MemberSeconds, true
-	}
-	return 0, false
 }
 
 // Convergence is the time the group needed to be stable again after one disturbance.
@@ -180,6 +127,11 @@ type Series struct {
 	Processing []float64 `json:"processing_fraction"`
 	// Lag is the total consumer lag in records.
 	Lag []float64 `json:"lag_records"`
+	// LagMax is the highest total lag in the step that ends at each
+	// sample (from the window's start on; before it, the sample): what a
+	// chart draws, so that its highest point is peak_lag_records however
+	// coarse the sampling.
+	LagMax []float64 `json:"lag_max_records"`
 	// Moved and Revocations are cumulative counts.
 	Moved       []float64 `json:"moved_cumulative"`
 	Revocations []float64 `json:"revocations_cumulative"`

@@ -240,8 +240,8 @@ func (r *rollout) deleteLater(pd *pod) {
 	w := r.w
 	w.k.At(w.k.Now()+w.jitter(pd.tmpl), func() {
 		pd.terminating = false
-		now := sec(w.k.Now())
-		w.disturb(Disturbance{Kind: string(EventRollout), Members: []string{pd.p.name}, Start: now, End: now, Label: r.label + " deletes " + pd.p.name})
+		now := w.k.Now()
+		w.disturb(disturbance{kind: string(EventRollout), members: []string{pd.p.name}, start: now, end: now, label: r.label + " deletes " + pd.p.name})
 		w.deletePod(pd)
 	})
 }
