@@ -174,3 +174,44 @@ func TestRolloutDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseMembership: KIP-1092's close options change what a rollout
+// costs. Three members rolled out as a StatefulSet, 20 s per pod.
+func TestCloseMembership(t *testing.T) {
+	run := func(defaults string) map[string]*sim.Result {
+		t.Helper()
+		src := "name: leave\nduration: 6m\ntopics: [{name: orders, partitions: 6}]\ndefaults: " + defaults +
+			"\nmembers: [{count: 3, id: \"c{i}\"}]\nevents:\n  - {at: 60s, rollout: {members: all, kind: statefulset, start_time: 20s}}\n"
+		f, err := scenarios.Parse("leave.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*sim.Result{}
+		for _, p := range protocols.Implemented() {
+			res, err := rebalsim.Run(f.Scenario, rebalsim.Options{Protocols: []string{p}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[p] = res.Runs[0]
+		}
+		return out
+	}
+	// Static members that stay (the default): back within the session
+	// timeout, no rebalance.
+	for p, r := range run("{static: true}") {
+		if n := r.Metrics.Rebalances; n != 0 {
+			t.Errorf("static, default close, %s: %d rebalances, want 0", p, n)
+		}
+	}
+	// leave_group: each static member leaves (epoch -1) and joins again,
+	// two epoch bumps per pod: 6.
+	if n := run("{static: true, close_membership: leave_group}")["nextgen"].Metrics.Rebalances; n != 6 {
+		t.Errorf("static, leave_group, nextgen: %d rebalances, want 6", n)
+	}
+	// remain_in_group: a dynamic member sends no leave heartbeat, so its
+	// partitions wait for the 45 s session timeout, counted from its last
+	// heartbeat at most 5 s before the close: at least 40 s.
+	if g := run("{close_membership: remain_in_group}")["nextgen"].Metrics.MaxPartitionGapSeconds; g < 40 {
+		t.Errorf("dynamic, remain_in_group, nextgen: longest gap %.1f s, want at least 40", g)
+	}
+}

@@ -148,3 +148,22 @@ func TestCrashLoopBackOff(t *testing.T) {
 		}
 	}
 }
+
+// TestLeavesOnClose: who sends a leave on close() (KIP-1092).
+func TestLeavesOnClose(t *testing.T) {
+	for _, c := range []struct {
+		op, instance string
+		want         bool
+	}{
+		{CloseDefault, "", true},        // a dynamic member leaves
+		{CloseDefault, "i1", false},     // a static one stays for its session
+		{CloseLeaveGroup, "i1", true},   // unless it asks to leave
+		{CloseRemainInGroup, "", false}, // a dynamic one can stay too
+		{CloseRemainInGroup, "i1", false},
+	} {
+		cfg := ConsumerConfig{CloseMembership: c.op, GroupInstanceID: c.instance}
+		if got := cfg.LeavesOnClose(); got != c.want {
+			t.Errorf("%s with instance id %q: leaves %v, want %v", c.op, c.instance, got, c.want)
+		}
+	}
+}
