@@ -299,10 +299,20 @@ func (c *checker) checkAutoscaler() {
 	if len(a.Members) == 0 {
 		c.problem(path+".members", "the autoscaler scales no members")
 	}
+	scaled := make(map[string]bool, len(a.Members))
 	for _, id := range a.Members {
+		scaled[id] = true
 		if _, ok := c.memberIndex[id]; !ok {
 			c.problem(path+".members", "the autoscaler names unknown member %q%s", short(id), c.memberHint(id))
 			break
+		}
+	}
+	for i, ev := range c.s.Events {
+		for _, id := range ev.Members {
+			if ev.Kind == sim.EventRollout && scaled[id] {
+				c.problem(fmt.Sprintf("events[%d].members", i), "%s is autoscaled; a rollout of an autoscaled workload is not modelled", id)
+				break
+			}
 		}
 	}
 	nonNegative(c, path+".start", "start", a.Start)

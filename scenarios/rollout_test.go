@@ -47,7 +47,7 @@ func TestAutoscalerDefaults(t *testing.T) {
 // TestRolloutOverride: sweeps vary rollout and autoscaler keys as any
 // other, through overrides.
 func TestRolloutOverride(t *testing.T) {
-	src := base + "events:\n  - {at: 60s, rollout: {members: all, max_surge: 1, max_unavailable: 0}}\nautoscaler: {lag_threshold: 500, max_replicas: 6}\n"
+	src := base + "events:\n  - {at: 60s, rollout: {members: [c1, c2], max_surge: 1, max_unavailable: 0}}\nautoscaler: {members: [c3], lag_threshold: 500, max_replicas: 6}\n"
 	f, err := ParseWith("t.yaml", []byte(src), []Override{
 		{Path: "events[0].rollout.max_surge", Value: "50%"},
 		{Path: "autoscaler.max_replicas", Value: "9"},
@@ -61,4 +61,12 @@ func TestRolloutOverride(t *testing.T) {
 	if got := f.Autoscaler.MaxReplicas; got != 9 {
 		t.Errorf("max_replicas: got %d, want 9", got)
 	}
+}
+
+// TestRejectRolloutOfAutoscaled: the two controllers would both own the
+// pods.
+func TestRejectRolloutOfAutoscaled(t *testing.T) {
+	checkRejections(t, []rejection{{"rollout of autoscaled",
+		base + "events:\n  - {at: 60s, rollout: {members: [c2]}}\nautoscaler: {lag_threshold: 100, max_replicas: 4}\n",
+		"t.yaml:5:34", []string{"c2 is autoscaled; a rollout of an autoscaled workload is not modelled"}}})
 }

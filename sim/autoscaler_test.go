@@ -167,3 +167,39 @@ func TestLeavesOnClose(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOperations: a Go-built scenario the pod models cannot run is
+// an error, not a panic or a loop that never advances.
+func TestCheckOperations(t *testing.T) {
+	base := func() *Scenario {
+		return &Scenario{Name: "s", Duration: time.Minute, Topics: []TopicSpec{{Name: "t", Partitions: 1}},
+			Members: []MemberSpec{{ID: "c1"}}}
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*Scenario)
+	}{
+		{"rollout without description", func(s *Scenario) { s.Events = []Event{{Kind: EventRollout, Members: []string{"c1"}}} }},
+		{"no members", func(s *Scenario) {
+			s.Autoscaler = &Autoscaler{PollingInterval: time.Second, MinReplicas: 1, MaxReplicas: 2}
+		}},
+		{"zero interval", func(s *Scenario) {
+			s.Autoscaler = &Autoscaler{Members: []string{"c1"}, MinReplicas: 1, MaxReplicas: 2}
+		}},
+		{"max below min", func(s *Scenario) {
+			s.Autoscaler = &Autoscaler{Members: []string{"c1"}, PollingInterval: time.Second, MinReplicas: 3, MaxReplicas: 2}
+		}},
+		{"unknown member", func(s *Scenario) {
+			s.Autoscaler = &Autoscaler{Members: []string{"c9"}, PollingInterval: time.Second, MinReplicas: 1, MaxReplicas: 2}
+		}},
+	} {
+		s := base()
+		c.edit(s)
+		if err := checkRunnable(s); err == nil {
+			t.Errorf("%s: accepted", c.name)
+		}
+	}
+	if err := checkRunnable(base()); err != nil {
+		t.Errorf("a plain scenario: %v", err)
+	}
+}

@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // replicaCount follows the number of live consumer processes, the pods a
 // workload pays for, over the measurement window.
@@ -45,4 +48,36 @@ func (w *world) opsMetrics(m *Metrics, r *Result) {
 			r.Autoscaler.Decisions = []ScaleDecision{}
 		}
 	}
+}
+
+// checkOperations rejects what the pod models cannot run: a rollout with
+// no description, an autoscaler without pods to copy, or one whose loop
+// would not advance in time. The scenario loader says more, and where.
+func checkOperations(sc *Scenario) error {
+	for _, ev := range sc.Events {
+		if ev.Kind == EventRollout && ev.Rollout == nil {
+			return fmt.Errorf("scenario %s: the rollout at %s has no Rollout", sc.Name, ev.At)
+		}
+	}
+	a := sc.Autoscaler
+	switch {
+	case a == nil:
+		return nil
+	case len(a.Members) == 0:
+		return fmt.Errorf("scenario %s: the autoscaler scales no members", sc.Name)
+	case a.PollingInterval <= 0:
+		return fmt.Errorf("scenario %s: the autoscaler's polling interval must be positive", sc.Name)
+	case a.MinReplicas < 1 || a.MaxReplicas < a.MinReplicas:
+		return fmt.Errorf("scenario %s: the autoscaler needs 1 <= min_replicas <= max_replicas, found %d and %d", sc.Name, a.MinReplicas, a.MaxReplicas)
+	}
+	known := make(map[string]bool, len(sc.Members))
+	for _, m := range sc.Members {
+		known[m.ID] = true
+	}
+	for _, id := range a.Members {
+		if !known[id] {
+			return fmt.Errorf("scenario %s: the autoscaler names unknown member %s", sc.Name, id)
+		}
+	}
+	return nil
 }

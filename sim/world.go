@@ -183,7 +183,7 @@ func checkRunnable(sc *Scenario) error {
 	case len(sc.Members) == 0:
 		return fmt.Errorf("scenario %s: no members", sc.Name)
 	}
-	return nil
+	return checkOperations(sc)
 }
 
 // windowStart is the first disturbance: the first event, or the first
