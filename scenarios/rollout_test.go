@@ -70,3 +70,11 @@ func TestRejectRolloutOfAutoscaled(t *testing.T) {
 		base + "events:\n  - {at: 60s, rollout: {members: [c2]}}\nautoscaler: {lag_threshold: 100, max_replicas: 4}\n",
 		"t.yaml:5:34", []string{"c2 is autoscaled; a rollout of an autoscaled workload is not modelled"}}})
 }
+
+// TestRejectEventOnReplacedMember: after a Deployment's rollout the old
+// member is gone; a later event naming it is refused.
+func TestRejectEventOnReplacedMember(t *testing.T) {
+	checkRejections(t, []rejection{{"pause after a deployment rollout",
+		base + "events:\n  - {at: 10s, rollout: {members: all}}\n  - {at: 60s, pause: {member: c1, for: 5s}}\n",
+		"t.yaml:6:5", []string{"the member is down (a deployment rollout replaced it, line 5)"}}})
+}

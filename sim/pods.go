@@ -94,7 +94,7 @@ func (w *world) addProcess(m MemberSpec) (*process, error) {
 	if _, dup := w.byName[m.ID]; dup {
 		return nil, fmt.Errorf("scenario %s: two processes named %s", w.sc.Name, m.ID)
 	}
-	cfg, err := resolveConfig(w.sc, w.opts.Protocol, m, nil)
+	cfg, err := ResolveConfig(w.sc, w.opts.Protocol, m, nil)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", w.sc.Name, err)
 	}
