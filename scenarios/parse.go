@@ -129,7 +129,7 @@ func sortErrors(errs []*Error) {
 
 func topKeys() []string {
 	return []string{"name", "description", "seed", "duration", "protocols", "topics", "network",
-		"defaults", "group", "members", "events", "expect", "sweep"}
+		"defaults", "group", "members", "events", "autoscaler", "expect", "sweep"}
 }
 
 // scenario decodes the top-level mapping. Sections are read in dependency
@@ -196,6 +196,10 @@ func (d *decoder) scenario(root *yaml.Node) *File {
 	if e := f.get("events"); e != nil {
 		d.mark("events", e.val)
 		d.events(e.val, s)
+	}
+	if e := f.get("autoscaler"); e != nil && !isNull(d.value(e.val)) {
+		d.mark("autoscaler", e.val)
+		d.autoscaler(e.val, s)
 	}
 	if e := f.get("expect"); e != nil {
 		d.mark("expect", e.val)
@@ -304,43 +308,49 @@ func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
 	if !ok {
 		return net
 	}
-	e := f.get("latency")
-	if e == nil {
-		return net
-	}
-	v := d.value(e.val)
-	if v == nil {
-		return net
-	}
-	d.mark("network.latency", v)
-	if v.Kind == yaml.ScalarNode {
-		if lat, ok := d.duration(v, "latency"); ok {
-			net.Latency.Value = lat
-			d.mark("network.latency.value", v)
+	if e := f.get("latency"); e != nil {
+		if dist, ok := d.distribution(e.val, "latency", "network.latency", "{dist: lognormal, median: 2ms, p99: 20ms}, or a plain duration such as 2ms"); ok {
+			net.Latency = dist
 		}
-		return net
+	}
+	return net
+}
+
+// distribution decodes a distribution of durations at path: a plain
+// duration (constant), or a mapping with dist: and its parameters.
+// example is how the key is written correctly, for messages.
+func (d *decoder) distribution(n *yaml.Node, key, path, example string) (sim.Distribution, bool) {
+	v := d.value(n)
+	if v == nil {
+		return sim.Distribution{}, false
+	}
+	d.mark(path, v)
+	if v.Kind == yaml.ScalarNode {
+		val, ok := d.duration(v, key)
+		if ok {
+			d.mark(path+".value", v)
+		}
+		return sim.Distribution{Kind: sim.DistConstant, Value: val}, ok
 	}
 	all := []string{"dist", "value", "min", "max", "median", "p99"}
-	lf, ok := d.mapping(v, "latency", all)
+	lf, ok := d.mapping(v, key, all)
 	if !ok {
-		return net
+		return sim.Distribution{}, false
 	}
 	de := lf.get("dist")
 	if de == nil {
-		if !lf.lacks("dist") {
-			return net
+		if lf.lacks("dist") {
+			d.failf(v, "%s has no dist:; write %s (allowed dist: %s)", key, example, strings.Join(distKinds(), ", "))
 		}
-		d.failf(v, "latency has no dist:; write {dist: lognormal, median: 2ms, p99: 20ms}, or a plain duration such as 2ms (allowed dist: %s)",
-			strings.Join(distKinds(), ", "))
-		return net
+		return sim.Distribution{}, false
 	}
 	kind, ok := d.str(de.val, "dist")
 	if !ok {
-		return net
+		return sim.Distribution{}, false
 	}
 	if !slices.Contains(distKinds(), kind) {
-		d.failf(d.value(de.val), "unknown latency dist %q%s (allowed: %s)", short(kind), didYouMean(kind, distKinds()), strings.Join(distKinds(), ", "))
-		return net
+		d.failf(d.value(de.val), "unknown %s dist %q%s (allowed: %s)", key, short(kind), didYouMean(kind, distKinds()), strings.Join(distKinds(), ", "))
+		return sim.Distribution{}, false
 	}
 	dist := sim.Distribution{Kind: sim.DistKind(kind)}
 	params := distParams(dist.Kind)
@@ -352,14 +362,13 @@ func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
 	for _, p := range params {
 		pe := lf.get(p)
 		if pe == nil {
-			if !lf.lacks(p) {
-				return net
+			if lf.lacks(p) {
+				d.failf(v, "the %s %s distribution needs %s", kind, key, strings.Join(params, " and "))
 			}
-			d.failf(v, "the %s latency distribution needs %s", kind, strings.Join(params, " and "))
-			return net
+			return sim.Distribution{}, false
 		}
 		val, _ := d.duration(pe.val, p)
-		d.mark("network.latency."+p, pe.val)
+		d.mark(path+"."+p, pe.val)
 		switch p {
 		case "value":
 			dist.Value = val
@@ -373,8 +382,7 @@ func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
 			dist.P99 = val
 		}
 	}
-	net.Latency = dist
-	return net
+	return dist, true
 }
 
 func (d *decoder) group(n *yaml.Node, g *sim.GroupConfig) {

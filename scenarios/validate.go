@@ -136,6 +136,7 @@ func (c *checker) run() {
 	c.checkTimeouts([]layer{{"defaults", "defaults", &c.s.Defaults}}, "")
 	c.checkMembers()
 	c.checkEvents()
+	c.checkAutoscaler()
 	if len(c.errs) == 0 {
 		c.checkOverlaps()
 	}
@@ -239,27 +240,30 @@ func (c *checker) topicHint(name string) string {
 }
 
 func (c *checker) checkNetwork() {
-	l := c.s.Network.Latency
-	const path = "network.latency"
+	c.checkDistribution("network.latency", "latency", c.s.Network.Latency)
+}
+
+// checkDistribution checks a distribution of durations at path.
+func (c *checker) checkDistribution(path, key string, l sim.Distribution) {
 	switch l.Kind {
 	case "":
 		if l != (sim.Distribution{}) {
-			c.problem(path, "latency has parameters but no kind (allowed: %s)", strings.Join(distKinds(), ", "))
+			c.problem(path, "%s has parameters but no kind (allowed: %s)", key, strings.Join(distKinds(), ", "))
 		}
 	case sim.DistConstant:
-		nonNegative(c, path+".value", "latency", l.Value)
+		nonNegative(c, path+".value", key, l.Value)
 	case sim.DistUniform:
 		nonNegative(c, path+".min", "min", l.Min)
 		if l.Max < l.Min {
-			c.problem(path+".max", "uniform latency max %s is below min %s", FormatDuration(l.Max), FormatDuration(l.Min))
+			c.problem(path+".max", "uniform %s max %s is below min %s", key, FormatDuration(l.Max), FormatDuration(l.Min))
 		}
 	case sim.DistLogNormal:
 		positive(c, path+".median", "median", l.Median)
 		if l.P99 < l.Median {
-			c.problem(path+".p99", "lognormal latency p99 %s is below its median %s", FormatDuration(l.P99), FormatDuration(l.Median))
+			c.problem(path+".p99", "lognormal %s p99 %s is below its median %s", key, FormatDuration(l.P99), FormatDuration(l.Median))
 		}
 	default:
-		c.problem(path, "unknown latency dist %q (allowed: %s)", short(string(l.Kind)), strings.Join(distKinds(), ", "))
+		c.problem(path, "unknown %s dist %q (allowed: %s)", key, short(string(l.Kind)), strings.Join(distKinds(), ", "))
 	}
 }
 
@@ -464,6 +468,9 @@ func (c *checker) checkEvents() {
 				c.problem(path+".partitions", "this growth brings the topics to %s partitions in total; the limit is %s", grouped(total), grouped(MaxPartitions))
 				return
 			}
+		case sim.EventRollout:
+			c.checkRollout(path+".rollout", ev.Rollout)
+			c.checkSettings(path+".set", &s.Events[i].Set)
 		case sim.EventSubscribe:
 			if len(ev.Topics) == 0 {
 				c.problem(path+".topics", "subscribe needs at least one topic; to stop a member, use leave")

@@ -84,6 +84,8 @@ type process struct {
 	lanes      []MemberSegment
 	metrics    clientMetrics
 	joinFailed bool
+	// pod is set while a rollout or an autoscaler manages the process.
+	pod *pod
 }
 
 func (p *process) appRunnable() bool {
@@ -120,6 +122,7 @@ func (w *world) startProcess(p *process) {
 	p.startedAt, p.autoCommitIdle = w.k.Now(), false
 	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
 	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
+	w.replicasChanged(+1)
 	w.syncProcess(p)
 	w.refreshRequired()
 	if w.traceOn() {
@@ -191,24 +194,40 @@ func (w *world) stopProcess(p *process, clean bool) {
 	p.paused, p.stalled, p.appBusy, p.finishAfterPause = false, false, false, nil
 	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
 	p.incarnation++ // nothing addressed to the old life is delivered
+	w.replicasChanged(-1)
 	w.syncProcess(p)
 	w.refreshRequired()
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_stop", Member: p.name, Detail: map[bool]string{true: "closed", false: "killed"}[clean]})
 	}
 	w.update(p)
+	if p.pod != nil {
+		w.podStopped(p.pod)
+	}
 }
 
 // closeProcess starts a graceful close; the process stops when the client
 // reports it closed, or after 30s (the default close timeout).
 func (w *world) closeProcess(p *process) {
+	w.closeWithin(p, 30*time.Second, "")
+}
+
+// closeWithin starts a graceful close that is cut short after timeout: the
+// process is killed then, and the trace says why, unless why is "".
+func (w *world) closeWithin(p *process, timeout time.Duration, why string) {
 	if !p.alive || p.closing {
 		return
 	}
 	p.closing = true
 	inc := p.incarnation
-	p.closeDue = w.k.At(w.k.Now()+30*time.Second, func() {
+	p.closeDue = w.k.At(w.k.Now()+timeout, func() {
 		if p.incarnation == inc {
+			if why != "" {
+				w.findings = append(w.findings, Finding{Kind: "pod_killed", At: sec(w.k.Now()), Members: []string{p.name}, Detail: why})
+				if w.traceOn() {
+					w.emit(traceRecord{Event: "pod_killed", Member: p.name, Detail: why})
+				}
+			}
 			w.stopProcess(p, false)
 		}
 	})
