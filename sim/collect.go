@@ -85,6 +85,7 @@ func (w *world) result(series *Series) *Result {
 		case w.unstableBetween(start, at):
 			c.Seconds = sec(at - start)
 		}
+		c.Latency = latencyOver(l.pieces, d.Start, w.episodeEnd(d.Start))
 		r.Convergence = append(r.Convergence, c)
 		m.ConvergenceSeconds = max(m.ConvergenceSeconds, c.Seconds)
 		m.Converged = m.Converged && c.Converged
@@ -94,8 +95,12 @@ func (w *world) result(series *Series) *Result {
 		r.Findings = append(r.Findings, w.notConvergedFinding())
 	}
 	for _, p := range w.procs {
-		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon)})
+		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon), Utilisation: l.utilisation(p.idx)})
 	}
+	r.LatencyHistogram = latencyHistogram(l.pieces, sec(l.windowStart), sec(horizon))
+	r.Series.Latency = latencyOverTime(l.pieces, sec(l.windowStart), sec(horizon))
+	r.WorstPartitions, r.HotPartitions = l.partitionReport()
+	r.DuplicatesByRebalance = w.duplicatesByRebalance()
 	r.Findings = append(r.Findings, l.findings...)
 	r.Findings = append(r.Findings, w.findings...)
 	if m.ZombieProcessingSeconds > 0 {
@@ -225,6 +230,43 @@ func (m *clientMetrics) named(horizon time.Duration) []NamedMetric {
 		{"rebalance-latency-total", total},
 		{"rebalance-rate-per-hour", float64(len(m.latencies)) / hours},
 		{"rebalance-total", float64(len(m.latencies))},
+	}
+	return out
+}
+
+// episodeEnd is where the latency episode of a disturbance starting at
+// start ends: at the next disturbance that starts later, or the horizon.
+func (w *world) episodeEnd(start float64) float64 {
+	for _, d := range w.disturbances {
+		if d.Start > start {
+			return d.Start
+		}
+	}
+	return sec(w.sc.Duration)
+}
+
+// duplicatesByRebalance attributes each release that left duplicates to
+// the first rebalance completing at or after it: the one that hands the
+// partitions to an owner who processes those records again.
+func (w *world) duplicatesByRebalance() []RebalanceDuplicates {
+	out := []RebalanceDuplicates{}
+	for _, d := range w.ledger.duplicateReleases {
+		n := sort.Search(len(w.rebalanceTimes), func(i int) bool { return w.rebalanceTimes[i] >= d.at })
+		rd := RebalanceDuplicates{At: sec(d.at)}
+		if n < len(w.rebalanceTimes) {
+			rd.Rebalance, rd.At = n+1, sec(w.rebalanceTimes[n])
+		}
+		for _, dist := range w.disturbances {
+			if dist.Start <= sec(d.at) {
+				rd.Disturbance = dist.Label
+			}
+		}
+		if k := len(out) - 1; k >= 0 && out[k].Rebalance == rd.Rebalance && rd.Rebalance > 0 {
+			out[k].Records += d.records
+			continue
+		}
+		rd.Records = d.records
+		out = append(out, rd)
 	}
 	return out
 }

@@ -172,7 +172,7 @@ func (w *world) addPartitions(topic string, n int32) {
 			continue
 		}
 		for p := t.Partitions; p < n; p++ {
-			w.ledger.addPartition(kafka.TopicPartition{Topic: topic, Partition: p}, w.rates[topic], w.subscribed(topic))
+			w.ledger.addPartition(kafka.TopicPartition{Topic: topic, Partition: p}, w.loads[topic].rate(p), w.loads[topic].curve, w.subscribed(topic))
 		}
 		// Metadata is replaced, never mutated: clients hold the old slice
 		// until their next refresh.

@@ -47,6 +47,24 @@ type ledger struct {
 	timeline    bool
 	doubleSince map[int]time.Duration
 	findings    []Finding
+
+	// movedLoad is Σ over moves of the moved partition's rate.
+	movedLoad float64
+	// pieces are the latency pieces of every partition (see latency.go),
+	// from the window start on.
+	pieces []latencyPiece
+	// stuckAfter is how long a partition may make no progress under a
+	// current owner before it is reported stuck.
+	stuckAfter time.Duration
+	// duplicateReleases are the releases that left duplicates, in time
+	// order, for attributing them to rebalances.
+	duplicateReleases []duplicateRelease
+}
+
+// duplicateRelease is one release of partitions without a commit.
+type duplicateRelease struct {
+	at      time.Duration
+	records float64
 }
 
 // procLedger is the ledger's view of one process.
@@ -60,6 +78,9 @@ type procLedger struct {
 	owned   []int // sorted partition indices the process believes it owns
 	// processingCount is how many owned partitions it is processing.
 	processingCount int
+	// processed are the records it processed as the lag-driving owner
+	// within the window (for its utilisation).
+	processed float64
 }
 
 func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
@@ -75,9 +96,14 @@ type ownership struct {
 }
 
 type partLedger struct {
-	tp    kafka.TopicPartition
-	name  string
-	rate  float64
+	tp   kafka.TopicPartition
+	name string
+	// rate is the production rate now: base times the topic's load factor.
+	rate float64
+	// base is the partition's own rate and curve its topic's load over
+	// time: base·curve.m(t) records were produced by t.
+	base  float64
+	curve *loadCurve
 	since time.Duration
 	// owners in the order they took the partition; the last one that is
 	// processing drives the lag model.
@@ -106,10 +132,25 @@ type partLedger struct {
 	segOwner string
 	segState string
 	segStart time.Duration
+
+	// within the window: the peak lag, the largest age of the oldest
+	// unprocessed record, and the moves.
+	peakLag, maxAge float64
+	moves           int
+	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
+	// zero latency (caught up), kept open while it goes on, so that a
+	// steady partition adds one latency piece, not one per change.
+	zeroFrom, zeroTo, zeroRate float64
+	zeroOpen                   bool
+	// stuck is set while the partition has a current owner, lag and no
+	// processing, since stuckFrom; stuckOwners name its owners then.
+	stuck       bool
+	stuckFrom   time.Duration
+	stuckOwners []string
 }
 
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
-	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}}
+	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter}
 }
 
 func (l *ledger) addProcess(name string, rate float64) int {
@@ -117,9 +158,15 @@ func (l *ledger) addProcess(name string, rate float64) int {
 	return len(l.procs) - 1
 }
 
-func (l *ledger) addPartition(tp kafka.TopicPartition, rate float64, required bool) {
+// addPartition adds a partition producing base records/s times curve's
+// factor (nil: a constant rate).
+func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *loadCurve, required bool) {
 	t := l.now()
-	p := &partLedger{tp: tp, name: tp.String(), rate: rate, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
+	if curve == nil {
+		curve = newLoadCurve(nil)
+	}
+	rate := base * curve.factorAt(t)
+	p := &partLedger{tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
 	p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
@@ -188,6 +235,14 @@ func (l *ledger) advance(idx int) {
 	// production rate. Both count as uncommitted work.
 	newLag := l.lagAt(p, t)
 	drained := p.sinceLag + p.rate*full - newLag
+	if owner >= 0 {
+		l.departures(p, newLag, t)
+		if t > l.windowStart {
+			a := max(p.since, l.windowStart)
+			l.procs[p.owners[owner].proc].processed += p.rate*sec(t-a) - (newLag - l.lagSince(p, a))
+		}
+	}
+	l.observePartition(p, newLag, t)
 	for i := range p.owners {
 		o := &p.owners[i]
 		if !l.procs[o.proc].running() || o.revoking {
@@ -231,6 +286,7 @@ func (l *ledger) refresh(idx int) {
 	l.refreshConverged(p)
 	l.refreshGap(p, owner, t)
 	l.refreshSafety(idx, p, double, t)
+	l.refreshStuck(p, owner, t)
 	if l.timeline {
 		l.refreshSegment(p, owner, double, t)
 	}
@@ -473,6 +529,8 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
 				l.moved++
+				l.movedLoad += p.rate
+				p.moves++
 			}
 			p.lastOwner = proc
 			p.owners = append(p.owners, ownership{proc: proc})
@@ -501,6 +559,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 	pr := l.procs[proc]
 	committed := revoked && pr.member > 0
 	idxs := l.indexes(tps)
+	dup := 0.0
 	l.touchProc(proc, func() {
 		for _, idx := range idxs {
 			pos, has := slices.BinarySearch(pr.owned, idx)
@@ -513,6 +572,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 				if o.proc == proc {
 					if !committed && l.now() >= l.windowStart {
 						p.duplicates += o.uncommitted
+						dup += o.uncommitted
 					}
 					p.owners = slices.Delete(p.owners, i, i+1)
 					break
@@ -523,6 +583,9 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 			}
 		}
 	})
+	if dup > 0 {
+		l.duplicateReleases = append(l.duplicateReleases, duplicateRelease{at: l.now(), records: dup})
+	}
 }
 
 // ReleaseAll drops everything proc owns without a commit (crash, lost).
@@ -622,6 +685,11 @@ func (l *ledger) finish() {
 		if p.inGap {
 			p.maxGap = math.Max(p.maxGap, sec(t)-p.gapStart)
 		}
+		l.closeZero(p)
+		l.censor(p, t)
+		if p.stuck {
+			l.closeStuck(p, t)
+		}
 		if l.timeline && t > p.segStart {
 			p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
 		}
@@ -642,8 +710,13 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 		m.DoubleOwnershipSeconds += p.doubleSec
 		m.ZombieProcessingSeconds += p.zombieSec
 		m.DuplicateRecords += p.duplicates
+		m.PeakPartitionLagRecords = max(m.PeakPartitionLagRecords, p.peakLag)
+		m.MaxLagSeconds = max(m.MaxLagSeconds, p.maxAge)
 	}
 	m.PeakLagRecords = l.peakLag
+	m.MovedLoadRecordsPerSecond = l.movedLoad
+	st := latencyOver(l.pieces, sec(l.windowStart), sec(l.now()))
+	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
 }
 
 // history returns every partition's history, partitions ordered by topic

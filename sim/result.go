@@ -16,6 +16,18 @@ type Result struct {
 	Convergence []Convergence `json:"convergence"`
 	// Members holds per-member KIP-429 client metrics, sorted by member.
 	Members []MemberMetrics `json:"members"`
+	// LatencyHistogram holds the window's records by latency in fixed
+	// log-spaced buckets (only buckets with records are listed).
+	LatencyHistogram []LatencyBucket `json:"latency_histogram"`
+	// WorstPartitions are the partitions with the largest lag in time,
+	// worst first (at most 10).
+	WorstPartitions []PartitionMetrics `json:"worst_partitions"`
+	// HotPartitions name the partitions producing at least twice their
+	// topic's median rate.
+	HotPartitions []string `json:"hot_partitions"`
+	// DuplicatesByRebalance split duplicate_records by the rebalance that
+	// caused them.
+	DuplicatesByRebalance []RebalanceDuplicates `json:"duplicates_by_rebalance"`
 	// Findings are safety and liveness violations; empty for a healthy run.
 	Findings []Finding `json:"findings"`
 	// Timeline is the per-partition ownership history (for CSV and charts).
@@ -46,6 +58,18 @@ type Metrics struct {
 	PeakLagRecords           float64 `json:"peak_lag_records"`
 	LagRecoverySeconds       float64 `json:"lag_recovery_seconds"`
 	DuplicateRecords         float64 `json:"duplicate_records"`
+	// End-to-end latency of the records processed in the window, weighted
+	// by records (records still waiting at the horizon count with their age).
+	LatencyP50Seconds  float64 `json:"latency_p50_seconds"`
+	LatencyP99Seconds  float64 `json:"latency_p99_seconds"`
+	LatencyP999Seconds float64 `json:"latency_p999_seconds"`
+	LatencyMaxSeconds  float64 `json:"latency_max_seconds"`
+	// MaxLagSeconds is the largest age of the oldest unprocessed record of
+	// any partition: consumer lag as time.
+	MaxLagSeconds           float64 `json:"max_lag_seconds"`
+	PeakPartitionLagRecords float64 `json:"peak_partition_lag_records"`
+	// MovedLoadRecordsPerSecond is Σ over moves of the moved partition's rate.
+	MovedLoadRecordsPerSecond float64 `json:"moved_load_records_per_second"`
 }
 
 // MetricNames lists the numeric metrics of Metrics by their JSON names, in
@@ -57,6 +81,9 @@ func MetricNames() []string {
 		"member_idle_seconds", "convergence_seconds",
 		"double_ownership_seconds", "zombie_processing_seconds",
 		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
+		"latency_p50_seconds", "latency_p99_seconds", "latency_p999_seconds",
+		"latency_max_seconds", "max_lag_seconds", "peak_partition_lag_records",
+		"moved_load_records_per_second",
 	}
 }
 
@@ -87,6 +114,20 @@ func (m Metrics) Value(name string) (float64, bool) {
 		return m.LagRecoverySeconds, true
 	case "duplicate_records":
 		return m.DuplicateRecords, true
+	case "latency_p50_seconds":
+		return m.LatencyP50Seconds, true
+	case "latency_p99_seconds":
+		return m.LatencyP99Seconds, true
+	case "latency_p999_seconds":
+		return m.LatencyP999Seconds, true
+	case "latency_max_seconds":
+		return m.LatencyMaxSeconds, true
+	case "max_lag_seconds":
+		return m.MaxLagSeconds, true
+	case "peak_partition_lag_records":
+		return m.PeakPartitionLagRecords, true
+	case "moved_load_records_per_second":
+		return m.MovedLoadRecordsPerSecond, true
 	}
 	return 0, false
 }
@@ -97,6 +138,9 @@ type Convergence struct {
 	At          float64 `json:"at_seconds"`
 	Seconds     float64 `json:"seconds"`
 	Converged   bool    `json:"converged"`
+	// Latency is over the records processed from this disturbance to the
+	// next one (or the horizon).
+	Latency LatencyStats `json:"latency"`
 }
 
 // MemberMetrics are one member's client metrics under Kafka's names
@@ -104,6 +148,31 @@ type Convergence struct {
 type MemberMetrics struct {
 	Member  string        `json:"member"`
 	Metrics []NamedMetric `json:"metrics"`
+	// Utilisation is the share of its processing capacity the member used
+	// over the window.
+	Utilisation float64 `json:"utilisation"`
+}
+
+// PartitionMetrics are one partition's own measures over the window.
+type PartitionMetrics struct {
+	Partition string `json:"partition"`
+	// Rate is the partition's base production rate (records/s).
+	Rate           float64 `json:"rate"`
+	Hot            bool    `json:"hot"`
+	Moves          int     `json:"moves"`
+	PeakLagRecords float64 `json:"peak_lag_records"`
+	MaxLagSeconds  float64 `json:"max_lag_seconds"`
+}
+
+// RebalanceDuplicates are the duplicate records a rebalance caused: those
+// of partitions let go without a commit since the rebalance before it.
+type RebalanceDuplicates struct {
+	// Rebalance numbers the rebalances of the window from 1; 0 means
+	// none completed after the partitions were let go.
+	Rebalance   int     `json:"rebalance"`
+	At          float64 `json:"at_seconds"`
+	Disturbance string  `json:"disturbance"`
+	Records     float64 `json:"duplicate_records"`
 }
 
 // NamedMetric is one metric with its Kafka name.
@@ -157,6 +226,8 @@ type Series struct {
 	// Moved and Revocations are cumulative counts.
 	Moved       []float64 `json:"moved_cumulative"`
 	Revocations []float64 `json:"revocations_cumulative"`
+	// Latency are latency percentiles over the window, in coarser steps.
+	Latency LatencySeries `json:"latency"`
 }
 
 // Disturbance is a scenario event as it happened.
