@@ -34,8 +34,11 @@ type ledger struct {
 	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
 	// pinned at zero; zeros is a heap of the instants at which draining
 	// partitions reach zero lag.
-	sumA, sumS  float64
-	zeros       zeroHeap
+	sumA, sumS float64
+	zeros      zeroHeap
+	// catching is set while catchUp applies the instants partitions ran
+	// out of lag, so that the lag it observes on the way does not recurse.
+	catching    bool
 	peakLag     float64
 	lagBaseline float64
 
@@ -93,9 +96,13 @@ type ownership struct {
 	// revoking is set while a revoke callback runs: the owner has stopped
 	// processing the partition but still holds it.
 	revoking bool
+	// alloc is the records/s of the process's capacity this partition
+	// gets (see allocate).
+	alloc float64
 }
 
 type partLedger struct {
+	idx  int // in ledger.parts
 	tp   kafka.TopicPartition
 	name string
 	// rate is the production rate now: base times the topic's load factor.
@@ -166,7 +173,7 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *load
 		curve = newLoadCurve(nil)
 	}
 	rate := base * curve.factorAt(t)
-	p := &partLedger{tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
+	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
 	p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
@@ -197,10 +204,18 @@ func (l *ledger) processingOwner(p *partLedger, idx int) int {
 	return -1
 }
 
-// advance brings partition idx's accounting up to now.
+// advance brings partition idx's accounting up to now, after every
+// partition that ran out of lag before now has given its owner's spare
+// capacity to the others.
 func (l *ledger) advance(idx int) {
+	l.catchUp(l.now())
+	l.advanceTo(idx, l.now())
+}
+
+// advanceTo brings partition idx's accounting up to t; nothing about it
+// may have changed since p.since but the lag line pinned at zero.
+func (l *ledger) advanceTo(idx int, t time.Duration) {
 	p := l.parts[idx]
-	t := l.now()
 	if t <= p.since {
 		return
 	}
@@ -265,14 +280,6 @@ func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
 	return v
 }
 
-// share is the processing rate one of proc's partitions gets.
-func (l *ledger) share(pr *procLedger) float64 {
-	if pr.processingCount == 0 {
-		return 0
-	}
-	return pr.rate / float64(pr.processingCount)
-}
-
 // refresh recomputes partition idx's derived state after a change. Each
 // of its jobs reads the partition as it is now and keeps one piece of
 // state in step: the lag slope, the converged count, the current gap, the
@@ -313,7 +320,7 @@ func (l *ledger) doublyOwned(p *partLedger) bool {
 func (l *ledger) refreshSlope(p *partLedger, owner int, t time.Duration) {
 	slope := p.rate
 	if owner >= 0 {
-		slope = p.rate - l.share(l.procs[p.owners[owner].proc])
+		slope = p.rate - p.owners[owner].alloc
 	}
 	if slope != p.slope || t == p.lagT {
 		l.setSlope(p, slope, t)
@@ -414,18 +421,7 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 
 // totalLag returns Σ lag at t (t must not go backwards).
 func (l *ledger) totalLag(t time.Duration) float64 {
-	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
-		z := heap.Pop(&l.zeros).(zeroAt)
-		p := z.part
-		if z.ver != p.zeroVer || !p.active {
-			continue
-		}
-		l.sumA -= p.lag - p.slope*sec(p.lagT)
-		l.sumS -= p.slope
-		p.active = false
-		p.lag, p.lagT, p.slope = 0, z.at, 0
-		p.zeroVer++
-	}
+	l.catchUp(t)
 	v := l.sumA + l.sumS*sec(t)
 	if v < 0 {
 		return 0
@@ -498,6 +494,7 @@ func (l *ledger) recount(proc int) {
 		}
 	}
 	pr.processingCount = n
+	l.allocate(proc)
 }
 
 // ownershipOf returns proc's claim on partition idx, or nil.

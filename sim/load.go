@@ -140,15 +140,39 @@ func (tl *topicLoad) rate(p int32) float64 {
 }
 
 // SetLoad applies the topic's load factor now to each of its partitions.
+// Their owners share their capacity again, as the demands changed.
 func (l *ledger) SetLoad(topic string) {
+	t := l.now()
+	l.catchUp(t)
+	var changed, procs []int
 	for _, idx := range l.topicIndex[topic] {
 		p := l.parts[idx]
-		rate := p.base * p.curve.factorAt(l.now())
-		if rate == p.rate {
-			continue
+		if p.base*p.curve.factorAt(t) != p.rate {
+			changed = append(changed, idx)
+			for _, o := range p.owners {
+				procs = append(procs, o.proc)
+			}
 		}
-		l.advance(idx)
-		p.rate = rate
+	}
+	slices.Sort(procs)
+	procs = slices.Compact(procs)
+	touched := slices.Clone(changed)
+	for _, proc := range procs {
+		touched = append(touched, l.procs[proc].owned...)
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	for _, idx := range touched {
+		l.advanceTo(idx, t)
+	}
+	for _, idx := range changed {
+		p := l.parts[idx]
+		p.rate = p.base * p.curve.factorAt(t)
+	}
+	for _, proc := range procs {
+		l.allocate(proc)
+	}
+	for _, idx := range touched {
 		l.refresh(idx)
 	}
 }
