@@ -17,16 +17,22 @@ const lineWidth = 2.5
 // seriesLines adds one line per run of the values pick takes from its
 // series, and returns the legend of the runs drawn.
 func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) []float64, scale float64) []legendItem {
+	return xyLines(p, r, looks, names, step, func(s sim.Series) ([]float64, []float64) { return s.Times, pick(s) }, scale)
+}
+
+// xyLines adds one line per run of the points pick takes from its series
+// (for series sampled at their own times), and returns the legend.
+func xyLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) (xs, ys []float64), scale float64) []legendItem {
 	legend := []legendItem{{name: "protocol"}}
 	for i, run := range r.Runs {
-		ys := pick(run.Series)
-		n := min(len(ys), len(run.Series.Times))
+		xs, ys := pick(run.Series)
+		n := min(len(ys), len(xs))
 		if n == 0 {
 			continue
 		}
 		xys := make(plotter.XYs, n)
 		for k := range n {
-			xys[k] = plotter.XY{X: run.Series.Times[k], Y: ys[k] * scale}
+			xys[k] = plotter.XY{X: xs[k], Y: ys[k] * scale}
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
@@ -112,6 +118,48 @@ func movementChart(r *Report, looks []protocolLook, names []string, end float64)
 			},
 		}.draw,
 	}
+}
+
+// latencyChart puts the p99 and the largest latency of the records
+// processed in each step side by side, one line per protocol: a dip in
+// processing shows here as a ramp, its height the longest wait.
+func latencyChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
+	p99 := timePlot(r, "latency p99 (s)", end)
+	legend := xyLines(p99, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.P99 }, 1)
+	p99.Add(disturbanceLines{ds: disturbances(r)})
+	worst := timePlot(r, "latency max (s)", end)
+	xyLines(worst, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.Max }, 1)
+	worst.Add(disturbanceLines{ds: disturbances(r)})
+	for _, p := range []*plot.Plot{p99, worst} {
+		p.Y.Min = 0
+		headroom(p)
+	}
+	return Chart{
+		Name:    "latency",
+		Title:   "Record latency",
+		Caption: "Left: the 99th percentile, right: the largest end-to-end latency of the records processed in each step, from production to processing. The largest over the run is latency_max_seconds; lower is better.",
+		Width:   chartWidth,
+		Height:  chartHeight,
+		Render: figure{
+			title:    "Record latency",
+			subtitle: scenarioName(r) + ": latency of the records processed, per step of the window",
+			legend:   legend,
+			body: func(c draw.Canvas) {
+				tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(24)}
+				p99.Draw(tiles.At(c, 0, 0))
+				worst.Draw(tiles.At(c, 1, 0))
+			},
+		}.draw,
+	}
+}
+
+// stepStarts are the instants the latency steps begin, for step lines.
+func stepStarts(s sim.LatencySeries) []float64 {
+	out := make([]float64, len(s.Times))
+	for i, t := range s.Times {
+		out[i] = t - s.Step
+	}
+	return out
 }
 
 // headroom raises the top of a plot's y range by 15%, so that the highest

@@ -85,7 +85,6 @@ func (w *world) result(series *Series) *Result {
 		case w.unstableBetween(start, at):
 			c.Seconds = sec(at - start)
 		}
-		c.Latency = latencyOver(l.pieces, d.Start, w.episodeEnd(d.Start))
 		r.Convergence = append(r.Convergence, c)
 		m.ConvergenceSeconds = max(m.ConvergenceSeconds, c.Seconds)
 		m.Converged = m.Converged && c.Converged
@@ -97,8 +96,12 @@ func (w *world) result(series *Series) *Result {
 	for _, p := range w.procs {
 		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon), Utilisation: l.utilisation(p.idx)})
 	}
-	r.LatencyHistogram = latencyHistogram(l.pieces, sec(l.windowStart), sec(horizon))
-	r.Series.Latency = latencyOverTime(l.pieces, sec(l.windowStart), sec(horizon))
+	episodes := w.episodeLatency()
+	for i := range r.Convergence {
+		r.Convergence[i].Latency = episodes[r.Convergence[i].At]
+	}
+	r.LatencyHistogram = latencyHistogram(l.pieces.all(), sec(l.windowStart), sec(horizon))
+	r.Series.Latency = latencyOverTime(l.pieces.all(), sec(l.windowStart), sec(horizon))
 	r.WorstPartitions, r.HotPartitions = l.partitionReport()
 	r.DuplicatesByRebalance = w.duplicatesByRebalance()
 	r.Findings = append(r.Findings, l.findings...)
@@ -234,15 +237,26 @@ func (m *clientMetrics) named(horizon time.Duration) []NamedMetric {
 	return out
 }
 
-// episodeEnd is where the latency episode of a disturbance starting at
-// start ends: at the next disturbance that starts later, or the horizon.
-func (w *world) episodeEnd(start float64) float64 {
+// episodeLatency computes the latency of each disturbance's episode,
+// keyed by its start: the records processed from the disturbance to the
+// next one that starts later (or the horizon). Disturbances at one
+// instant share their episode.
+func (w *world) episodeLatency() map[float64]LatencyStats {
+	bounds := make([]float64, 0, len(w.disturbances)+1)
 	for _, d := range w.disturbances {
-		if d.Start > start {
-			return d.Start
-		}
+		bounds = append(bounds, d.Start)
 	}
-	return sec(w.sc.Duration)
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	out := map[float64]LatencyStats{}
+	if len(bounds) == 0 {
+		return out
+	}
+	bounds = append(bounds, max(sec(w.sc.Duration), bounds[len(bounds)-1]))
+	for i, st := range latencyWindows(w.ledger.pieces.all(), bounds) {
+		out[bounds[i]] = st
+	}
+	return out
 }
 
 // duplicatesByRebalance attributes each release that left duplicates to

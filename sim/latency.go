@@ -44,6 +44,18 @@ func (q latencyPiece) clip(a, b float64) (latencyPiece, bool) {
 	return out, out.mass > 0
 }
 
+// continuedBy reports whether q continues the piece: it starts where the
+// piece ends, at the same latency, and goes on at the same rate of
+// departures and the same change of latency.
+func (q latencyPiece) continuedBy(n latencyPiece) bool {
+	if n.t0 != q.t1 || q.t1 <= q.t0 || n.t1 <= n.t0 {
+		return false
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
+	d, nd := q.t1-q.t0, n.t1-n.t0
+	return near(q.w1, n.w0) && near(q.mass/d, n.mass/nd) && near((q.w1-q.w0)/d, (n.w1-n.w0)/nd)
+}
+
 // LatencyStats are the latency percentiles of a set of records, weighted
 // by records.
 type LatencyStats struct {
@@ -66,43 +78,81 @@ type latencyEdge struct {
 // latencyOver computes the exact percentiles of the records leaving within
 // [a, b]. The latency distribution is a mixture of uniform distributions
 // (one per piece) and atoms, so its distribution function is piecewise
-// linear: one sweep over the sorted edges finds every quantile.
+// linear. The histogram finds the bucket each quantile falls in; only the
+// pieces reaching into that bucket are then swept, in order, to find the
+// quantile within it. So the cost is a few passes over the pieces and a
+// sort of the few that matter, not a sort of all of them.
 func latencyOver(pieces []latencyPiece, a, b float64) LatencyStats {
-	edges := make([]latencyEdge, 0, 2*len(pieces))
-	var st LatencyStats
+	h := newLatencyHist()
+	for _, q := range pieces {
+		if c, ok := q.clip(a, b); ok {
+			h.add(c)
+		}
+	}
+	st := LatencyStats{Records: h.total(), Max: h.max}
+	if st.Records <= 0 {
+		return st
+	}
+	out := []*float64{&st.P50, &st.P99, &st.P999}
+	for k, q := range latencyQuantiles {
+		target := q * st.Records
+		i, below := h.find(target)
+		if i == 0 {
+			continue // latency 0 exactly
+		}
+		*out[k] = min(sweepBucket(pieces, a, b, h.lower(i), h.upper(i), below, target), st.Max)
+	}
+	return st
+}
+
+// sweepBucket finds the latency x in (lo, hi] at which the records below
+// x reach target, given that below records lie at or under lo.
+func sweepBucket(pieces []latencyPiece, a, b, lo, hi, below, target float64) float64 {
+	// Two passes: the first counts the edges, so that the second fills
+	// one slice of the right size.
+	n := 0
+	for _, q := range pieces {
+		if c, ok := q.clip(a, b); ok && max(c.w0, c.w1) > lo && min(c.w0, c.w1) <= hi {
+			n += 2
+		}
+	}
+	edges := make([]latencyEdge, 0, n)
 	for _, q := range pieces {
 		c, ok := q.clip(a, b)
 		if !ok {
 			continue
 		}
-		lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
-		st.Max = max(st.Max, hi)
-		if hi-lo <= 1e-12*max(1, hi) {
-			edges = append(edges, latencyEdge{x: lo, atom: c.mass})
-		} else {
-			d := c.mass / (hi - lo)
-			edges = append(edges, latencyEdge{x: lo, density: d}, latencyEdge{x: hi, density: -d})
+		plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
+		if phi <= lo || plo > hi {
+			continue
+		}
+		if phi-plo <= 1e-12*max(1, phi) {
+			edges = append(edges, latencyEdge{x: phi, atom: c.mass})
+			continue
+		}
+		d := c.mass / (phi - plo)
+		edges = append(edges, latencyEdge{x: max(plo, lo), density: d})
+		if phi <= hi {
+			edges = append(edges, latencyEdge{x: phi, density: -d})
 		}
 	}
-	// A total order, so that the sums below do not depend on the order
-	// events happened to produce the pieces in.
+	// A total order, so that the sums do not depend on the order events
+	// happened to produce the pieces in.
 	slices.SortFunc(edges, func(p, q latencyEdge) int {
-		return cmp.Or(cmp.Compare(p.x, q.x), cmp.Compare(p.atom, q.atom), cmp.Compare(p.density, q.density))
+		switch {
+		case p.x != q.x:
+			return cmp.Compare(p.x, q.x)
+		case p.atom != q.atom:
+			return cmp.Compare(p.atom, q.atom)
+		}
+		return cmp.Compare(p.density, q.density)
 	})
-	total := totalMass(edges)
-	st.Records = total
-	if total <= 0 {
-		return st
-	}
-	out := []*float64{&st.P50, &st.P99, &st.P999}
-	next := 0
-	cum, density, prev := 0.0, 0.0, 0.0
-	for i := 0; i < len(edges) && next < len(out); {
+	cum, density, prev := below, 0.0, lo
+	for i := 0; i < len(edges); {
 		x := edges[i].x
 		if seg := density * (x - prev); seg > 0 {
-			for next < len(out) && cum+seg >= latencyQuantiles[next]*total {
-				*out[next] = prev + (latencyQuantiles[next]*total-cum)/density
-				next++
+			if cum+seg >= target {
+				return prev + (target-cum)/density
 			}
 			cum += seg
 		}
@@ -110,29 +160,100 @@ func latencyOver(pieces []latencyPiece, a, b float64) LatencyStats {
 			cum += edges[i].atom
 			density += edges[i].density
 		}
-		for next < len(out) && cum >= latencyQuantiles[next]*total*(1-1e-12) {
-			*out[next] = x
-			next++
+		if cum >= target*(1-1e-12) {
+			return x
 		}
 		prev = x
 	}
-	for ; next < len(out); next++ {
-		*out[next] = st.Max
+	if density > 0 {
+		return min(hi, prev+(target-cum)/density)
 	}
-	return st
+	return prev
 }
 
-// totalMass sums the mass of sorted edges: atoms, and each density over
-// the stretch it holds.
-func totalMass(edges []latencyEdge) float64 {
-	total, density, prev := 0.0, 0.0, 0.0
-	for _, e := range edges {
-		total += density * (e.x - prev)
-		total += e.atom
-		density += e.density
-		prev = e.x
+// latencyHist spreads records over the fixed buckets of latencyBounds:
+// mass[0] holds latency 0, mass[i] latencies in (bounds[i-1], bounds[i]],
+// the last one beyond.
+type latencyHist struct {
+	mass []float64
+	max  float64
+}
+
+func newLatencyHist() *latencyHist {
+	return &latencyHist{mass: make([]float64, len(latencyBounds)+1)}
+}
+
+// add spreads a piece's records evenly over its latency range, as they are.
+func (h *latencyHist) add(c latencyPiece) {
+	lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
+	h.max = max(h.max, hi)
+	if hi-lo <= 1e-12*max(1, hi) {
+		h.mass[bucketOf(hi)] += c.mass
+		return
 	}
-	return total
+	for i := bucketOf(lo); i <= bucketOf(hi); i++ {
+		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
+			h.mass[i] += c.mass * w / (hi - lo)
+		}
+	}
+}
+
+func (h *latencyHist) lower(i int) float64 {
+	if i == 0 {
+		return 0
+	}
+	return latencyBounds[i-1]
+}
+
+func (h *latencyHist) upper(i int) float64 {
+	if i >= len(latencyBounds) {
+		return math.Inf(1)
+	}
+	return latencyBounds[i]
+}
+
+func (h *latencyHist) total() float64 {
+	t := 0.0
+	for _, m := range h.mass {
+		t += m
+	}
+	return t
+}
+
+// find returns the bucket in which the records reach target, and the
+// records in the buckets before it.
+func (h *latencyHist) find(target float64) (int, float64) {
+	cum := 0.0
+	last := 0
+	for i, m := range h.mass {
+		if m <= 0 {
+			continue
+		}
+		if cum+m >= target*(1-1e-12) {
+			return i, cum
+		}
+		cum += m
+		last = i
+	}
+	return last, cum - h.mass[last]
+}
+
+// quantile estimates the q-quantile by interpolating within the bucket it
+// falls in: exact at the bucket's bounds, for charts and episodes.
+func (h *latencyHist) quantile(q float64) float64 {
+	total := h.total()
+	if total <= 0 {
+		return 0
+	}
+	i, below := h.find(q * total)
+	if i == 0 {
+		return 0
+	}
+	lo, hi := h.lower(i), min(h.upper(i), h.max)
+	if hi <= lo {
+		return hi
+	}
+	return min(lo+(hi-lo)*(q*total-below)/h.mass[i], h.max)
 }
 
 // LatencyBucket is one bucket of the latency histogram: the records whose
@@ -156,49 +277,25 @@ var latencyBounds = func() []float64 {
 	return out
 }()
 
-// latencyHistogram spreads the records leaving within [a, b] over the
-// fixed buckets; only buckets that hold records are listed. A piece's
-// records are spread evenly over its latency range, as they are.
+// latencyHistogram lists the records leaving within [a, b] by bucket;
+// only buckets that hold records are listed.
 func latencyHistogram(pieces []latencyPiece, a, b float64) []LatencyBucket {
-	n := len(latencyBounds)
-	mass := make([]float64, n+1) // mass[0]: latency 0; mass[i]: (bounds[i-1], bounds[i]]; mass[n]: beyond
+	h := newLatencyHist()
 	for _, q := range pieces {
-		c, ok := q.clip(a, b)
-		if !ok {
-			continue
-		}
-		lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
-		if hi-lo <= 1e-12*max(1, hi) {
-			mass[bucketOf(hi)] += c.mass
-			continue
-		}
-		for i := bucketOf(lo); i <= bucketOf(hi); i++ {
-			blo, bhi := 0.0, math.Inf(1)
-			if i > 0 {
-				blo = latencyBounds[i-1]
-			}
-			if i < n {
-				bhi = latencyBounds[i]
-			}
-			if w := min(hi, bhi) - max(lo, blo); w > 0 {
-				mass[i] += c.mass * w / (hi - lo)
-			}
+		if c, ok := q.clip(a, b); ok {
+			h.add(c)
 		}
 	}
 	out := []LatencyBucket{}
-	for i, m := range mass {
+	for i, m := range h.mass {
 		if m <= 0 {
 			continue
 		}
-		b := LatencyBucket{Records: m}
-		switch {
-		case i == 0:
-		case i == n:
-			b.Lower, b.Upper = latencyBounds[n-1], math.MaxFloat64
-		default:
-			b.Lower, b.Upper = latencyBounds[i-1], latencyBounds[i]
+		up := h.upper(i)
+		if math.IsInf(up, 1) {
+			up = math.MaxFloat64
 		}
-		out = append(out, b)
+		out = append(out, LatencyBucket{Lower: h.lower(i), Upper: up, Records: m})
 	}
 	return out
 }
@@ -225,9 +322,7 @@ type LatencySeries struct {
 // latencySeriesSteps is how many points a latency chart has.
 const latencySeriesSteps = 120
 
-// latencyOverTime computes the latency series over [a, b]. Pieces are
-// bucketed by the steps they overlap first, so each step sweeps only its
-// own pieces.
+// latencyOverTime computes the latency series over [a, b].
 func latencyOverTime(pieces []latencyPiece, a, b float64) LatencySeries {
 	s := LatencySeries{Times: []float64{}, P50: []float64{}, P99: []float64{}, Max: []float64{}}
 	if b <= a {
@@ -235,22 +330,96 @@ func latencyOverTime(pieces []latencyPiece, a, b float64) LatencySeries {
 	}
 	step := (b - a) / latencySeriesSteps
 	s.Step = step
-	bins := make([][]latencyPiece, latencySeriesSteps)
-	for _, q := range pieces {
-		first := int(math.Floor((q.t0 - a) / step))
-		last := int(math.Floor((q.t1 - a) / step))
-		for i := max(min(first, latencySeriesSteps-1), 0); i <= min(last, latencySeriesSteps-1); i++ {
-			if c, ok := q.clip(a+float64(i)*step, a+float64(i+1)*step); ok {
-				bins[i] = append(bins[i], c)
-			}
-		}
+	bounds := make([]float64, latencySeriesSteps+1)
+	for i := range bounds {
+		bounds[i] = a + float64(i)*step
 	}
-	for i, bin := range bins {
-		st := latencyOver(bin, math.Inf(-1), math.Inf(1))
-		s.Times = append(s.Times, a+float64(i+1)*step)
+	bounds[latencySeriesSteps] = b
+	for i, st := range latencyWindows(pieces, bounds) {
+		s.Times = append(s.Times, bounds[i+1])
 		s.P50 = append(s.P50, st.P50)
 		s.P99 = append(s.P99, st.P99)
 		s.Max = append(s.Max, st.Max)
 	}
 	return s
+}
+
+// latencyWindows computes the latency of the records leaving in each
+// window [bounds[i], bounds[i+1]] (bounds ascending), from a histogram
+// per window: the maximum is exact, the percentiles are interpolated
+// within their 1-2-5 bucket. Each piece is cut only into the windows it
+// overlaps, and nothing is sorted.
+func latencyWindows(pieces []latencyPiece, bounds []float64) []LatencyStats {
+	n := len(bounds) - 1
+	if n <= 0 {
+		return nil
+	}
+	hists := make([]*latencyHist, n)
+	for i := range hists {
+		hists[i] = newLatencyHist()
+	}
+	for _, q := range pieces {
+		// The last window whose start is at or before the piece's start.
+		first, _ := slices.BinarySearch(bounds, q.t0)
+		if first == len(bounds) || bounds[first] > q.t0 {
+			first--
+		}
+		for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
+			if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
+				hists[i].add(c)
+			}
+			if q.t1 == q.t0 {
+				break // an instant belongs to one window
+			}
+		}
+	}
+	out := make([]LatencyStats, n)
+	for i, h := range hists {
+		out[i] = LatencyStats{Records: h.total(), P50: h.quantile(0.5), P99: h.quantile(0.99), P999: h.quantile(0.999), Max: h.max}
+	}
+	return out
+}
+
+// pieceLog holds the pieces of a run in fixed-size chunks, so that a long
+// run's millions of pieces are never copied to grow the store.
+type pieceLog struct {
+	chunks [][]latencyPiece
+	n      int
+	// flat is the last all(), kept while no piece is added.
+	flat []latencyPiece
+}
+
+const pieceChunk = 1 << 14
+
+// add appends a piece and returns its index.
+func (l *pieceLog) add(q latencyPiece) int {
+	if l.n%pieceChunk == 0 {
+		l.chunks = append(l.chunks, make([]latencyPiece, 0, pieceChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, q)
+	l.n++
+	return l.n - 1
+}
+
+// at returns the piece at index i, or nil if there is none.
+func (l *pieceLog) at(i int) *latencyPiece {
+	if i < 0 || i >= l.n {
+		return nil
+	}
+	return &l.chunks[i/pieceChunk][i%pieceChunk]
+}
+
+// all returns every piece in the order they were added, in one slice
+// (shared by the callers of one result; they only read it).
+func (l *pieceLog) all() []latencyPiece {
+	if l.flat != nil && len(l.flat) == l.n {
+		return l.flat
+	}
+	out := make([]latencyPiece, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	l.flat = out
+	return out
 }

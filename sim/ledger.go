@@ -55,7 +55,7 @@ type ledger struct {
 	movedLoad float64
 	// pieces are the latency pieces of every partition (see latency.go),
 	// from the window start on.
-	pieces []latencyPiece
+	pieces pieceLog
 	// stuckAfter is how long a partition may make no progress under a
 	// current owner before it is reported stuck.
 	stuckAfter time.Duration
@@ -149,6 +149,9 @@ type partLedger struct {
 	// steady partition adds one latency piece, not one per change.
 	zeroFrom, zeroTo, zeroRate float64
 	zeroOpen                   bool
+	// lastPiece is the index of the partition's last latency piece, -1
+	// if none.
+	lastPiece int
 	// stuck is set while the partition has a current owner, lag and no
 	// processing, since stuckFrom; stuckOwners name its owners then.
 	stuck       bool
@@ -173,7 +176,7 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *load
 		curve = newLoadCurve(nil)
 	}
 	rate := base * curve.factorAt(t)
-	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
+	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, lagT: t, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
 	p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
@@ -712,7 +715,7 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 	}
 	m.PeakLagRecords = l.peakLag
 	m.MovedLoadRecordsPerSecond = l.movedLoad
-	st := latencyOver(l.pieces, sec(l.windowStart), sec(l.now()))
+	st := latencyOver(l.pieces.all(), sec(l.windowStart), sec(l.now()))
 	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
 }
 

@@ -100,7 +100,15 @@ func (l *ledger) addPiece(p *partLedger, q latencyPiece) {
 		}
 	}
 	p.maxAge = max(p.maxAge, q.w0, q.w1)
-	l.pieces = append(l.pieces, q)
+	// A change that does not touch the partition's rates (a commit, a
+	// sibling's assignment) splits a stretch in two collinear pieces:
+	// they are kept as one, so that pieces grow with the partition's
+	// rate changes, not with everything that touches its owner.
+	if last := l.pieces.at(p.lastPiece); last != nil && last.continuedBy(q) {
+		last.t1, last.w1, last.mass = q.t1, q.w1, last.mass+q.mass
+		return
+	}
+	p.lastPiece = l.pieces.add(q)
 }
 
 // censor adds the records still waiting at the horizon t with their age

@@ -114,12 +114,21 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	if !lagging {
 		return
 	}
-	for _, idx := range pr.owned {
-		l.advanceTo(idx, t)
+	// Only partitions whose share changes need bringing up to t: the
+	// accounting up to t does not depend on the shares, only on the lag
+	// lines, which change below.
+	before := make([]float64, len(pr.owned))
+	for i, idx := range pr.owned {
+		if o := l.ownershipOf(idx, proc); o != nil {
+			before[i] = o.alloc
+		}
 	}
 	l.allocateAt(proc, t)
-	for _, idx := range pr.owned {
-		p := l.parts[idx]
-		l.refreshSlope(p, l.processingOwner(p, idx), t)
+	for i, idx := range pr.owned {
+		if o := l.ownershipOf(idx, proc); o != nil && o.alloc != before[i] {
+			p := l.parts[idx]
+			l.advanceTo(idx, t)
+			l.refreshSlope(p, l.processingOwner(p, idx), t)
+		}
 	}
 }
