@@ -17,7 +17,7 @@ import (
 // stuck partitions) end to end: a scenario file, every protocol, the
 // result.
 
-func runYAML(t *testing.T, name, yaml string, timeline bool) *rebalsim.Results {
+func runNamed(t *testing.T, name, yaml string, timeline bool) *rebalsim.Results {
 	t.Helper()
 	f, err := scenarios.Parse(name+".yaml", []byte(yaml))
 	if err != nil {
@@ -53,7 +53,7 @@ func runLibrary(t *testing.T, name string, timeline bool) *rebalsim.Results {
 // q-quantile is G·(q−(1−f))/f for q above 1−f, f = M/N (the derivation
 // is TestLatencyClosedForm's). G is the gap the run measured.
 func TestLatencyExactUnderEveryProtocol(t *testing.T) {
-	res := runYAML(t, "dark-partition", `
+	res := runNamed(t, "dark-partition", `
 duration: 3m
 topics: [{name: t, partitions: 1, rate: 100}]
 defaults: {processing_rate: 1000}
@@ -98,9 +98,9 @@ duration: 3m
 topics: [{name: t, partitions: 6, rate: 100}]
 members: [{count: 3, id: "c{i}", from: 1}]
 `
-	steady := runYAML(t, "steady", group+"events: [{at: 60s, pause: {member: c1, for: 1ms}}]\n", false)
-	paused := runYAML(t, "paused", group+"events: [{at: 60s, pause: {member: c1, for: 10s}}]\n", false)
-	crashed := runYAML(t, "crashed", group+"events: [{at: 60s, crash: c1}]\n", false)
+	steady := runNamed(t, "steady", group+"events: [{at: 60s, pause: {member: c1, for: 1ms}}]\n", false)
+	paused := runNamed(t, "paused", group+"events: [{at: 60s, pause: {member: c1, for: 10s}}]\n", false)
+	crashed := runNamed(t, "crashed", group+"events: [{at: 60s, crash: c1}]\n", false)
 	for i, p := range steady.Protocols {
 		s, pa, cr := steady.Runs[i].Metrics, paused.Runs[i].Metrics, crashed.Runs[i].Metrics
 		if s.LatencyMaxSeconds > 0.3 || s.LatencyP99Seconds > 0.3 {
@@ -203,7 +203,7 @@ func TestNewMetricsReachCheckAndSweep(t *testing.T) {
 // whole 10s, and the lag in time is 10s too, although 2000 records at the
 // new rate would read as 6.7s.
 func TestLatencyAcrossALoadStep(t *testing.T) {
-	res := runYAML(t, "spike", `
+	res := runNamed(t, "spike", `
 duration: 3m
 topics: [{name: t, partitions: 1, rate: 100, load: [{at: 65s, factor: 3}]}]
 defaults: {processing_rate: 1000}

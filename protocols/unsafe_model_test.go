@@ -48,6 +48,11 @@ func (m unsafeModels) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.
 // not the model, judges safety: a model that skips revocation is reported.
 func TestUnsafeClassicModelIsReportedAsDoubleOwnership(t *testing.T) {
 	sc := withStart(classicGroup(4, 2*time.Minute), "c4", 30*time.Second)
+	// Each revocation takes 5ms in the application's listener, so that a
+	// partition handed on before its revocation ends is held twice for
+	// a measurable time.
+	revoke := 5 * time.Millisecond
+	sc.Defaults.RevokeCallback = &revoke
 	safe := runClassic(t, sc, sim.ProtocolEager)
 	if safe.Metrics.DoubleOwnershipSeconds != 0 || len(safe.Findings) != 0 {
 		t.Fatalf("the real eager model: double_ownership_seconds=%v findings=%v; want 0 and none", safe.Metrics.DoubleOwnershipSeconds, safe.Findings)
@@ -69,7 +74,7 @@ func TestUnsafeClassicModelIsReportedAsDoubleOwnership(t *testing.T) {
 	// Range moves 3 (c1 → c2), 6 and 7 (c2 → c3), and 9, 10, 11 (c3 → c4).
 	// Every SyncGroup response arrives at the same instant t0, c2's first,
 	// then c3's, c1's and c4's (the order the coordinator sent them), and
-	// each revocation callback takes 5ms (the commit before revoking).
+	// each revocation callback takes 5ms (revoke_callback above).
 	// c4 owns nothing, so it takes 9-11 at t0 while c3 still holds them
 	// until t0+5ms. At t0+5ms c2's revocation ends first and c2 takes 3
 	// while c1, whose revocation ends next at the same instant, still

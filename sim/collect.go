@@ -13,7 +13,17 @@ func (w *world) sample(s *Series) {
 	now := w.k.Now()
 	s.Times = append(s.Times, sec(now))
 	s.Processing = append(s.Processing, w.ledger.ProcessingFraction())
-	s.Lag = append(s.Lag, w.ledger.totalLag(now))
+	lag := w.ledger.totalLag(now)
+	s.Lag = append(s.Lag, lag)
+	// The highest lag since the previous sample: the peak between samples
+	// is at a ledger change (observeLag), which the sample would miss.
+	// Counted from the window's start, like peak_lag_records.
+	if now >= w.ledger.windowStart {
+		s.LagMax = append(s.LagMax, max(w.ledger.stepPeak, lag))
+		w.ledger.stepPeak = lag
+	} else {
+		s.LagMax = append(s.LagMax, lag)
+	}
 	s.Moved = append(s.Moved, float64(w.ledger.moved))
 	s.Revocations = append(s.Revocations, float64(w.ledger.revocations))
 }
@@ -48,6 +58,26 @@ func (w *world) unstableBetween(a, b time.Duration) bool {
 	return false
 }
 
+// convergence judges one disturbance that started before the horizon: the
+// time from its start until the group was stable again, counted only if it
+// was unstable in between. One still in progress at the horizon, or never
+// followed by a stable group, has not converged and took at least until the
+// horizon.
+func (w *world) convergence(d disturbance) (Convergence, time.Duration) {
+	horizon := w.sc.Duration
+	c := Convergence{Disturbance: d.label, At: sec(d.start), Converged: true}
+	at, ok := w.convergedAt(d.end)
+	var took time.Duration
+	switch {
+	case d.end > horizon || !ok:
+		c.Converged, took = false, horizon-d.start
+	case w.unstableBetween(d.start, at):
+		took = at - d.start
+	}
+	c.Seconds = sec(took)
+	return c, took
+}
+
 func (w *world) result(series *Series) *Result {
 	l := w.ledger
 	horizon := w.sc.Duration
@@ -64,31 +94,31 @@ func (w *world) result(series *Series) *Result {
 		Scenario: w.sc.Name, Protocol: w.opts.Protocol, Seed: w.streams.seed,
 		WindowStart: sec(l.windowStart), WindowEnd: sec(horizon),
 		Events: w.k.Executed(), Series: *series,
-		Disturbances: w.disturbances,
 	}
 	m := &r.Metrics
 	m.Rebalances = w.rebalances
 	l.partitionMetrics(m)
 	for _, p := range w.procs {
-		m.MemberIdleSeconds += p.idleTotal
+		m.MemberIdleSeconds += sec(p.idleTotal)
 	}
-	m.LagRecoverySeconds = lagRecovery(series, sec(l.windowStart))
+	m.PeakLagRecords = l.peakLag
+	m.LagRecoverySeconds = sec(l.lagRecovery())
 	m.Converged = true
+	var worst time.Duration
 	for _, d := range w.disturbances {
-		start := time.Duration(d.Start * float64(time.Second))
-		end := time.Duration(d.End * float64(time.Second))
-		c := Convergence{Disturbance: d.Label, At: d.Start, Converged: true}
-		at, ok := w.convergedAt(end)
-		switch {
-		case !ok:
-			c.Converged, c.Seconds = false, sec(horizon-start)
-		case w.unstableBetween(start, at):
-			c.Seconds = sec(at - start)
+		// A disturbance the horizon cuts off before it starts never
+		// happened: it is counted, not judged.
+		if d.start >= horizon {
+			r.DisturbancesNotReached++
+			continue
 		}
+		r.Disturbances = append(r.Disturbances, d.out())
+		c, took := w.convergence(d)
 		r.Convergence = append(r.Convergence, c)
-		m.ConvergenceSeconds = max(m.ConvergenceSeconds, c.Seconds)
+		worst = max(worst, took)
 		m.Converged = m.Converged && c.Converged
 	}
+	m.ConvergenceSeconds = sec(worst)
 	if !w.converged {
 		m.Converged = false
 		r.Findings = append(r.Findings, w.notConvergedFinding())
@@ -162,35 +192,6 @@ func (w *world) zombieFinding() Finding {
 	return f
 }
 
-// lagRecovery is the time from the window start until the total lag is back
-// to its level at the window start (within 1% of the peak, or one record)
-// for good.
-func lagRecovery(s *Series, start float64) float64 {
-	base, peak := -1.0, 0.0
-	for i, t := range s.Times {
-		if t >= start && base < 0 {
-			base = s.Lag[i]
-		}
-		if t >= start {
-			peak = max(peak, s.Lag[i])
-		}
-	}
-	if base < 0 {
-		return 0
-	}
-	tol := max(1, 0.01*peak)
-	last := start
-	for i, t := range s.Times {
-		if t >= start && s.Lag[i] > base+tol {
-			last = t + s.Step
-		}
-	}
-	if len(s.Times) > 0 {
-		last = min(last, s.Times[len(s.Times)-1])
-	}
-	return max(0, last-start)
-}
-
 // named renders the client metrics under Kafka's names, sorted by name.
 func (m *clientMetrics) named(horizon time.Duration) []NamedMetric {
 	hours := horizon.Hours()
@@ -244,7 +245,7 @@ func (m *clientMetrics) named(horizon time.Duration) []NamedMetric {
 func (w *world) episodeLatency() map[float64]LatencyStats {
 	bounds := make([]float64, 0, len(w.disturbances)+1)
 	for _, d := range w.disturbances {
-		bounds = append(bounds, d.Start)
+		bounds = append(bounds, sec(d.start))
 	}
 	slices.Sort(bounds)
 	bounds = slices.Compact(bounds)
@@ -271,8 +272,8 @@ func (w *world) duplicatesByRebalance() []RebalanceDuplicates {
 			rd.Rebalance, rd.At = n+1, sec(w.rebalanceTimes[n])
 		}
 		for _, dist := range w.disturbances {
-			if dist.Start <= sec(d.at) {
-				rd.Disturbance = dist.Label
+			if dist.start <= d.at {
+				rd.Disturbance = dist.label
 			}
 		}
 		if k := len(out) - 1; k >= 0 && out[k].Rebalance == rd.Rebalance && rd.Rebalance > 0 {

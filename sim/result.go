@@ -38,12 +38,16 @@ type Result struct {
 	Series Series `json:"series"`
 	// Disturbances are the scenario events as they happened.
 	Disturbances []Disturbance `json:"disturbances"`
+	// DisturbancesNotReached counts scenario events scheduled at or after
+	// the horizon: they are neither listed nor judged for convergence.
+	DisturbancesNotReached int `json:"disturbances_not_reached,omitempty"`
 	// Events counts the kernel events the run executed.
 	Events uint64 `json:"events"`
 }
 
 // Metrics are the protocol-neutral metrics, computed from the ownership
-// ledger over the measurement window. JSON names are the contract.
+// ledger over the measurement window. JSON names are the contract; each
+// numeric metric's unit and meaning are its row of MetricTable.
 type Metrics struct {
 	Rebalances               int     `json:"rebalances"`
 	MovedPartitions          int     `json:"moved_partitions"`
@@ -70,66 +74,6 @@ type Metrics struct {
 	PeakPartitionLagRecords float64 `json:"peak_partition_lag_records"`
 	// MovedLoadRecordsPerSecond is Σ over moves of the moved partition's rate.
 	MovedLoadRecordsPerSecond float64 `json:"moved_load_records_per_second"`
-}
-
-// MetricNames lists the numeric metrics of Metrics by their JSON names, in
-// the order of the contract; expectations and reports refer to them so.
-func MetricNames() []string {
-	return []string{
-		"rebalances", "moved_partitions", "revocations",
-		"downtime_partition_seconds", "max_partition_gap_seconds",
-		"member_idle_seconds", "convergence_seconds",
-		"double_ownership_seconds", "zombie_processing_seconds",
-		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
-		"latency_p50_seconds", "latency_p99_seconds", "latency_p999_seconds",
-		"latency_max_seconds", "max_lag_seconds", "peak_partition_lag_records",
-		"moved_load_records_per_second",
-	}
-}
-
-// Value returns a metric by its JSON name.
-func (m Metrics) Value(name string) (float64, bool) {
-	switch name {
-	case "rebalances":
-		return float64(m.Rebalances), true
-	case "moved_partitions":
-		return float64(m.MovedPartitions), true
-	case "revocations":
-		return float64(m.Revocations), true
-	case "downtime_partition_seconds":
-		return m.DowntimePartitionSeconds, true
-	case "max_partition_gap_seconds":
-		return m.MaxPartitionGapSeconds, true
-	case "member_idle_seconds":
-		return m.MemberIdleSeconds, true
-	case "convergence_seconds":
-		return m.ConvergenceSeconds, true
-	case "double_ownership_seconds":
-		return m.DoubleOwnershipSeconds, true
-	case "zombie_processing_seconds":
-		return m.ZombieProcessingSeconds, true
-	case "peak_lag_records":
-		return m.PeakLagRecords, true
-	case "lag_recovery_seconds":
-		return m.LagRecoverySeconds, true
-	case "duplicate_records":
-		return m.DuplicateRecords, true
-	case "latency_p50_seconds":
-		return m.LatencyP50Seconds, true
-	case "latency_p99_seconds":
-		return m.LatencyP99Seconds, true
-	case "latency_p999_seconds":
-		return m.LatencyP999Seconds, true
-	case "latency_max_seconds":
-		return m.LatencyMaxSeconds, true
-	case "max_lag_seconds":
-		return m.MaxLagSeconds, true
-	case "peak_partition_lag_records":
-		return m.PeakPartitionLagRecords, true
-	case "moved_load_records_per_second":
-		return m.MovedLoadRecordsPerSecond, true
-	}
-	return 0, false
 }
 
 // Convergence is the time the group needed to be stable again after one disturbance.
@@ -223,6 +167,11 @@ type Series struct {
 	Processing []float64 `json:"processing_fraction"`
 	// Lag is the total consumer lag in records.
 	Lag []float64 `json:"lag_records"`
+	// LagMax is the highest total lag in the step that ends at each
+	// sample (from the window's start on; before it, the sample): what a
+	// chart draws, so that its highest point is peak_lag_records however
+	// coarse the sampling.
+	LagMax []float64 `json:"lag_max_records"`
 	// Moved and Revocations are cumulative counts.
 	Moved       []float64 `json:"moved_cumulative"`
 	Revocations []float64 `json:"revocations_cumulative"`

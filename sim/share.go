@@ -72,6 +72,10 @@ func (l *ledger) catchUp(t time.Duration) {
 	defer func() { l.catching = false }()
 	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
 		at := l.zeros.items[0].at
+		l.startLagPath(at)
+		if l.lagPath.started && at >= l.windowStart {
+			l.lagPath.record(at, l.sumLag(at))
+		}
 		var procs []int
 		for l.zeros.Len() > 0 && l.zeros.items[0].at == at {
 			z := heap.Pop(&l.zeros).(zeroAt)

@@ -16,9 +16,9 @@ import (
 // While both have lag they share equally, 500/s each: t-0 drains at
 // 400/s and runs out at 2.5s, when u-0's lag is 600 − 200·0.5 = 500. From
 // then on t-0 needs only its 100/s and u-0 gets 900/s, draining at 600/s:
-// the total lag is above 8 (1% of its peak of 800) until 3.32s, so the
-// last sample above it is 3.3s and lag_recovery is 3.4s. Shared equally
-// for good, u-0 would drain at 200/s and recover only at 5s.
+// the total lag is above 8 (1% of its peak of 800) until
+// 2.5 + (500−8)/600 = 3.32s, the lag_recovery. Shared equally for good,
+// u-0 would drain at 200/s and recover only at 2 + (600−8)/200 = 4.96s.
 //
 // u-0's records: 500/s leave over 2-2.5s with latency lag/300 falling
 // from 2 to 5/3, then 900/s over 2.5-3.33s falling from 5/3 to 0.
@@ -31,7 +31,7 @@ func TestMaxMinShare(t *testing.T) {
 	got, _, err := r.Finish(10 * time.Second)
 	must(t, err)
 	for name, want := range map[string]float64{
-		"lag_recovery_seconds":       3.4,
+		"lag_recovery_seconds":       3.32,
 		"peak_lag_records":           800,
 		"peak_partition_lag_records": 600,
 		"latency_max_seconds":        2,

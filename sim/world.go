@@ -41,7 +41,7 @@ type world struct {
 	flips          []flip
 	converged      bool
 
-	disturbances []Disturbance
+	disturbances []disturbance
 	findings     []Finding
 
 	trace    io.Writer
@@ -149,7 +149,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		p := p
 		w.k.At(p.spec.Start, func() { w.startProcess(p) })
 		if p.spec.Start > 0 {
-			w.disturb(Disturbance{Kind: string(EventStart), Members: []string{p.name}, Start: sec(p.spec.Start), End: sec(p.spec.Start), Label: "start " + p.name})
+			w.disturb(disturbance{kind: string(EventStart), members: []string{p.name}, start: p.spec.Start, end: p.spec.Start, label: "start " + p.name})
 		}
 	}
 	for _, ev := range sc.Events {
@@ -236,6 +236,9 @@ func (w *world) coordEnv() CoordinatorEnv {
 func (w *world) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
+	if out.CommitOffsets && p.cfg.EnableAutoCommit {
+		w.ledger.Commit(p.idx)
+	}
 	// The effects are read in place: a note is large, and most steps
 	// set a timer or two.
 	for i := range notes {
@@ -339,12 +342,9 @@ func (w *world) coordNote(n *Note) {
 	}
 }
 
-// update recomputes p's derived flags: readiness for convergence, idleness,
-// and its swim lane.
-func (w *world) update(p *process) {
-	lp := w.ledger.procs[p.idx]
-	// The process's own flags are tested before the client is asked.
-	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && p.client.Settled())
+// setDerived records p's readiness for convergence and its idleness,
+// keeping the count of unready processes and the idle time.
+func (w *world) setDerived(p *process, ready, idle bool) {
 	if ready != p.ready {
 		if ready {
 			w.notReady--
@@ -353,18 +353,26 @@ func (w *world) update(p *process) {
 		}
 		p.ready = ready
 	}
-	now := w.k.Now()
-	rebalancing := p.client != nil && p.client.Rebalancing()
-	owns := w.ledger.Owns(p.idx)
-	idle := p.alive && !p.paused && owns == 0 && rebalancing
 	if idle != p.idle {
-		if idle {
+		if now := w.k.Now(); idle {
 			p.idleSince = now
 		} else {
 			p.idleTotal += w.ledger.overlap(p.idleSince, now)
 		}
 		p.idle = idle
 	}
+}
+
+// update recomputes p's derived flags: readiness for convergence, idleness,
+// and its swim lane.
+func (w *world) update(p *process) {
+	lp := w.ledger.procs[p.idx]
+	// The process's own flags are tested before the client is asked.
+	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && p.client.Settled())
+	now := w.k.Now()
+	rebalancing := p.client != nil && p.client.Rebalancing()
+	owns := w.ledger.Owns(p.idx)
+	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && rebalancing)
 	lane := "idle"
 	switch {
 	case !p.alive:
