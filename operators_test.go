@@ -20,19 +20,18 @@ import (
 func runNamed(t *testing.T, name, yaml string, timeline bool) *rebalsim.Results {
 	t.Helper()
 	f, err := scenarios.Parse(name+".yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := rebalsim.Run(f.Scenario, rebalsim.Options{Timeline: timeline})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return runFile(t, f, err, timeline)
 }
 
 func runLibrary(t *testing.T, name string, timeline bool) *rebalsim.Results {
 	t.Helper()
 	f, err := scenarios.LibraryScenario(name)
+	return runFile(t, f, err, timeline)
+}
+
+// runFile runs a loaded scenario under its protocols.
+func runFile(t *testing.T, f *scenarios.File, err error, timeline bool) *rebalsim.Results {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}

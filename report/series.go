@@ -127,20 +127,27 @@ func movementChart(r *Report, looks []protocolLook, names []string, end float64)
 		headroom(p)
 		p.Y.Tick.Marker = countTicks{}
 	}
+	return sideBySide("movement", "Partition movement",
+		"Left: partitions handed to a different owner so far; right: (member, partition) revocations so far, including partitions revoked and given straight back. Each step is a rebalance; lower and flatter is better.",
+		scenarioName(r)+": cumulative counts from the start of the run", legend, moved, revoked)
+}
+
+// sideBySide is a chart of two panels sharing one legend.
+func sideBySide(name, title, caption, subtitle string, legend []legendItem, left, right *plot.Plot) Chart {
 	return Chart{
-		Name:    "movement",
-		Title:   "Partition movement",
-		Caption: "Left: partitions handed to a different owner so far; right: (member, partition) revocations so far, including partitions revoked and given straight back. Each step is a rebalance; lower and flatter is better.",
+		Name:    name,
+		Title:   title,
+		Caption: caption,
 		Width:   chartWidth,
 		Height:  chartHeight,
 		Render: figure{
-			title:    "Partition movement",
-			subtitle: scenarioName(r) + ": cumulative counts from the start of the run",
+			title:    title,
+			subtitle: subtitle,
 			legend:   legend,
 			body: func(c draw.Canvas) {
 				tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(24)}
-				moved.Draw(tiles.At(c, 0, 0))
-				revoked.Draw(tiles.At(c, 1, 0))
+				left.Draw(tiles.At(c, 0, 0))
+				right.Draw(tiles.At(c, 1, 0))
 			},
 		}.draw,
 	}
@@ -160,23 +167,9 @@ func latencyChart(r *Report, looks []protocolLook, names []string, end float64) 
 		p.Y.Min = 0
 		headroom(p)
 	}
-	return Chart{
-		Name:    "latency",
-		Title:   "Record latency",
-		Caption: "Left: the 99th percentile, right: the largest end-to-end latency of the records processed in each step, from production to processing. The largest over the run is latency_max_seconds; lower is better.",
-		Width:   chartWidth,
-		Height:  chartHeight,
-		Render: figure{
-			title:    "Record latency",
-			subtitle: scenarioName(r) + ": latency of the records processed, per step of the window",
-			legend:   legend,
-			body: func(c draw.Canvas) {
-				tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(24)}
-				p99.Draw(tiles.At(c, 0, 0))
-				worst.Draw(tiles.At(c, 1, 0))
-			},
-		}.draw,
-	}
+	return sideBySide("latency", "Record latency",
+		"Left: the 99th percentile, right: the largest end-to-end latency of the records processed in each step, from production to processing. The largest over the run is latency_max_seconds; lower is better.",
+		scenarioName(r)+": latency of the records processed, per step of the window", legend, p99, worst)
 }
 
 // stepStarts are the instants the latency steps begin, for step lines.

@@ -116,24 +116,7 @@ func TestLedgerLatency(t *testing.T) {
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rateA := c.rateA
-			if rateA == 0 {
-				rateA = 1000
-			}
-			r := sim.NewRecorder([]sim.TopicSpec{{Name: "t", Partitions: 1, Rate: 100}}, s(c.windowStart), 100*time.Millisecond)
-			for _, m := range []struct {
-				name string
-				rate float64
-			}{{"a", rateA}, {"b", 1000}} {
-				must(t, r.AddMember(m.name, m.rate))
-				must(t, r.Started(0, m.name))
-				must(t, r.Joined(0, m.name))
-			}
-			for _, st := range c.steps {
-				must(t, st(r))
-			}
-			got, _, err := r.Finish(10 * time.Second)
-			must(t, err)
+			got, _ := story(t, c.rateA, c.windowStart, c.steps)
 			for name, want := range c.want {
 				g, ok := got.Value(name)
 				if !ok {
