@@ -93,7 +93,7 @@ func NewReplay(sc *Scenario, protocol string) (*Replay, error) {
 	w.ledger = newLedger(w.k.Now, windowStart(sc), false)
 	r := &Replay{w: w}
 	for i, m := range sc.Members {
-		cfg, err := resolveConfig(sc, protocol, m, nil)
+		cfg, err := ResolveConfig(sc, protocol, m, nil)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}

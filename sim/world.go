@@ -33,7 +33,11 @@ type world struct {
 	// memberProc maps a coordinator member id to its process.
 	memberProc map[string]int
 
-	ledger     *ledger
+	ledger *ledger
+	// required is, per topic, whether some live member subscribes to it:
+	// the ledger's required partitions, kept as of the last start, stop,
+	// subscription change or topic growth (see refreshRequired).
+	required   map[string]bool
 	rebalances int
 	// rebalanceTimes are when the window's rebalances completed.
 	rebalanceTimes []time.Duration
@@ -121,7 +125,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	w.coord = models.NewCoordinator(w.groupCfg)
 	w.coordStable = w.coord.Stable()
 	for i, m := range sc.Members {
-		cfg, err := resolveConfig(sc, opts.Protocol, m, nil)
+		cfg, err := ResolveConfig(sc, opts.Protocol, m, nil)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
@@ -133,7 +137,9 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		w.byName[m.ID] = i
 		w.ledger.addProcess(m.ID, cfg.ProcessingRate)
 	}
+	w.required = map[string]bool{}
 	for _, t := range w.metadata {
+		w.required[t.Name] = true
 		for p := int32(0); p < t.Partitions; p++ {
 			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, w.loads[t.Name].rate(p), w.loads[t.Name].curve, true)
 		}
