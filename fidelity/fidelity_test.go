@@ -40,10 +40,11 @@ func TestCheckSubsetNamesFileLineAndKey(t *testing.T) {
 		if err := os.WriteFile(path, []byte(c.yaml), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		sc, err := scenarios.LoadFile(path)
+		file, err := scenarios.LoadFile(path)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
+		sc := file.Scenario
 		var se *SubsetError
 		if err := CheckSubset(sc); !errors.As(err, &se) {
 			t.Errorf("%s: CheckSubset = %v, want a SubsetError", c.name, err)
@@ -63,10 +64,11 @@ func TestEveryShippedScenarioRunsForReal(t *testing.T) {
 	}
 	paths = append(paths, defaults...)
 	for _, p := range paths {
-		sc, err := scenarios.LoadFile(p)
+		file, err := scenarios.LoadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		sc := file.Scenario
 		if err := CheckSubset(sc); err != nil {
 			t.Error(err)
 		}
@@ -76,10 +78,11 @@ func TestEveryShippedScenarioRunsForReal(t *testing.T) {
 // TestPlanGivesARestartANewIncarnation: a rolling restart of three
 // members adds one process life each, due when its down time ends.
 func TestPlanGivesARestartANewIncarnation(t *testing.T) {
-	sc, err := scenarios.LoadFile("scenarios/rolling-static.yaml")
+	file, err := scenarios.LoadFile("scenarios/rolling-static.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc := file.Scenario
 	incs, _, err := plan(sc, sim.ProtocolCooperative)
 	if err != nil {
 		t.Fatal(err)
@@ -131,10 +134,11 @@ func TestCompareFlagsOnlyBeyondTolerance(t *testing.T) {
 }
 
 func TestApplyTimingsShort(t *testing.T) {
-	sc, err := scenarios.LoadFile("scenarios/crash.yaml")
+	file, err := scenarios.LoadFile("scenarios/crash.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	sc := file.Scenario
 	short := ApplyTimings(sc, TimingsShort)
 	cfg, err := sim.ResolveConfig(short, sim.ProtocolEager, short.Members[0], nil)
 	if err != nil {

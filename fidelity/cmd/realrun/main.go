@@ -63,11 +63,12 @@ func run() int {
 	}
 	var scs []*sim.Scenario
 	for _, path := range fs.Args() {
-		sc, err := scenarios.LoadFile(path)
+		file, err := scenarios.LoadFile(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
+		sc := file.Scenario
 		if err := fidelity.CheckSubset(sc); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
