@@ -12,9 +12,9 @@ import (
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-// runLibrary runs a library scenario under every protocol on seed (0: the
-// scenario's), with the traces kept per protocol.
-func runLibrary(t *testing.T, name string, seed uint64) (map[string]*sim.Result, map[string]string) {
+// runLibraryTraced runs a library scenario under every protocol on seed (0:
+// the scenario's), with the traces kept per protocol.
+func runLibraryTraced(t *testing.T, name string, seed uint64) (map[string]*sim.Result, map[string]string) {
 	t.Helper()
 	f, err := scenarios.LibraryScenario(name)
 	if err != nil {
@@ -50,8 +50,8 @@ func findings(r *sim.Result, kind, member string) []sim.Finding {
 // member and every old member holds its partitions until its session
 // expires.
 func TestStatefulSetVersusDeployment(t *testing.T) {
-	sts, _ := runLibrary(t, "rollout-statefulset-static", 0)
-	dep, _ := runLibrary(t, "rollout-deployment-static", 0)
+	sts, _ := runLibraryTraced(t, "rollout-statefulset-static", 0)
+	dep, _ := runLibraryTraced(t, "rollout-deployment-static", 0)
 	for _, p := range protocols.Implemented() {
 		// 0: every pod is back (20-30 s start) well within 180 s.
 		if m := sts[p].Metrics; m.Rebalances != 0 || m.MovedPartitions != 0 {
@@ -73,7 +73,7 @@ func TestStatefulSetVersusDeployment(t *testing.T) {
 // outlast the 30 s grace period: each is killed, without a LeaveGroup,
 // and the coordinator learns of it from the session timeout.
 func TestRevokeOutlastsGracePeriod(t *testing.T) {
-	res, traces := runLibrary(t, "rollout-revoke-outlasts-grace", 0)
+	res, traces := runLibraryTraced(t, "rollout-revoke-outlasts-grace", 0)
 	for _, p := range []string{"eager", "cooperative"} {
 		// Every old pod is inside its revoke callback 30 s after SIGTERM.
 		if n := len(findings(res[p], "pod_killed", "")); n != 6 {
@@ -106,7 +106,7 @@ func TestRevokeOutlastsGracePeriod(t *testing.T) {
 // heartbeat); the consumer protocol refuses the new one
 // (UNRELEASED_INSTANCE_ID), which crash-loops while the old one lives.
 func TestSurgeWithDuplicateInstanceID(t *testing.T) {
-	res, _ := runLibrary(t, "rollout-surge-duplicate-instance-id", 0)
+	res, _ := runLibraryTraced(t, "rollout-surge-duplicate-instance-id", 0)
 	for _, p := range []string{"eager", "cooperative"} {
 		for _, old := range []string{"c1", "c2", "c3"} {
 			f := findings(res[p], "join_failure", old)
@@ -140,7 +140,7 @@ func TestSurgeWithDuplicateInstanceID(t *testing.T) {
 // With min = max replicas nothing scales.
 func TestAutoscalerFeedbackLoop(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		res, _ := runLibrary(t, "autoscaler-feedback-loop", seed)
+		res, _ := runLibraryTraced(t, "autoscaler-feedback-loop", seed)
 		e := res["eager"].Metrics
 		for _, p := range []string{"cooperative", "nextgen"} {
 			m := res[p].Metrics
@@ -153,7 +153,7 @@ func TestAutoscalerFeedbackLoop(t *testing.T) {
 			t.Errorf("seed %d: no autoscaler decisions in the result", seed)
 		}
 	}
-	pinned, _ := runLibrary(t, "autoscaler-min-equals-max", 0)
+	pinned, _ := runLibraryTraced(t, "autoscaler-min-equals-max", 0)
 	for p, r := range pinned {
 		if m := r.Metrics; m.ScaleEvents != 0 || m.ReplicasMax != 8 {
 			t.Errorf("min = max under %s: %d scale events, %d replicas at most; want 0 and 8", p, m.ScaleEvents, m.ReplicasMax)
@@ -165,8 +165,8 @@ func TestAutoscalerFeedbackLoop(t *testing.T) {
 // autoscaler included.
 func TestRolloutDeterminism(t *testing.T) {
 	for _, name := range []string{"rollout-deployment-static", "autoscaler-feedback-loop"} {
-		_, a := runLibrary(t, name, 2)
-		_, b := runLibrary(t, name, 2)
+		_, a := runLibraryTraced(t, name, 2)
+		_, b := runLibraryTraced(t, name, 2)
 		for p := range a {
 			if a[p] != b[p] {
 				t.Errorf("%s under %s: two runs on seed 2 traced differently", name, p)

@@ -58,6 +58,7 @@ func TestChartsGolden(t *testing.T) {
 		{lab, "processing", "processing_golden.png"},
 		{lab, "lag", "lag_golden.png"},
 		{lab, "movement", "movement_golden.png"},
+		{lab, "latency", "latency_golden.png"},
 		{lab, "ownership-cooperative", "ownership_golden.png"},
 		{lab, "members-eager", "members_golden.png"},
 		{large, "ownership-eager", "ownership_sampled_golden.png"},
@@ -82,7 +83,7 @@ func TestChartsNamesAndCaptions(t *testing.T) {
 			t.Errorf("chart %s needs a title and a one-line caption", c.Name)
 		}
 	}
-	want := "summary processing lag movement ownership-eager ownership-cooperative ownership-nextgen members-eager members-cooperative members-nextgen"
+	want := "summary processing lag movement latency ownership-eager ownership-cooperative ownership-nextgen members-eager members-cooperative members-nextgen"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("charts = %s\nwant     %s", got, want)
 	}

@@ -24,26 +24,33 @@ func ExampleTable() {
 	// Output:
 	// scenario scale-out (seed 1, horizon 120s, rebalsim v0.1.0)
 	//
-	//   metric                        eager  cooperative
-	//   rebalances                       1*           2
-	//   moved_partitions                 6            3*
-	//   revocations                     12            3*
-	//   downtime_partition_seconds  37.800        0.900*
-	//   max_partition_gap_seconds    3.150        0.300*
-	//   member_idle_seconds          0.000        0.000
-	//   convergence_seconds          3.200        0.600*
-	//   double_ownership_seconds     0.000        0.000
-	//   zombie_processing_seconds    0.000        0.000
-	//   peak_lag_records                 0            0
-	//   lag_recovery_seconds         0.000        0.000
-	//   duplicate_records                0            0
-	//   scale_events                     0            0
-	//   replicas_max                     0            0
-	//   replicas_mean                    0            0
-	//   oscillation                      0            0
-	//   rebalances_per_hour              0            0
-	//   member_seconds               0.000        0.000
-	//   converged                      yes          yes
+	//   metric                           eager  cooperative
+	//   rebalances                          1*           2
+	//   moved_partitions                    6            3*
+	//   revocations                        12            3*
+	//   downtime_partition_seconds     37.800        0.900*
+	//   max_partition_gap_seconds       3.150        0.300*
+	//   member_idle_seconds             0.000        0.000
+	//   convergence_seconds             3.200        0.600*
+	//   double_ownership_seconds        0.000        0.000
+	//   zombie_processing_seconds       0.000        0.000
+	//   peak_lag_records                    0            0
+	//   lag_recovery_seconds            0.000        0.000
+	//   duplicate_records                   0            0
+	//   latency_p50_seconds             0.000        0.000
+	//   latency_p99_seconds             0.000        0.000
+	//   latency_p999_seconds            0.000        0.000
+	//   latency_max_seconds             0.000        0.000
+	//   max_lag_seconds                 0.000        0.000
+	//   peak_partition_lag_records          0            0
+	//   moved_load_records_per_second       0            0
+	//   scale_events                        0            0
+	//   replicas_max                        0            0
+	//   replicas_mean                       0            0
+	//   oscillation                         0            0
+	//   rebalances_per_hour                 0            0
+	//   member_seconds                  0.000        0.000
+	//   converged                         yes          yes
 	//   * best of the row (every metric is a cost: lower is better)
 	//
 	// findings: none
@@ -72,6 +79,13 @@ func ExampleCSV() {
 	// nextgen,peak_lag_records,0
 	// nextgen,lag_recovery_seconds,0
 	// nextgen,duplicate_records,0
+	// nextgen,latency_p50_seconds,0
+	// nextgen,latency_p99_seconds,0
+	// nextgen,latency_p999_seconds,0
+	// nextgen,latency_max_seconds,0
+	// nextgen,max_lag_seconds,0
+	// nextgen,peak_partition_lag_records,0
+	// nextgen,moved_load_records_per_second,0
 	// nextgen,scale_events,0
 	// nextgen,replicas_max,0
 	// nextgen,replicas_mean,0

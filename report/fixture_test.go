@@ -71,6 +71,9 @@ func (w fixtureWorld) finish(fr fixtureRun) *sim.Result {
 		byPart[seg.Partition] = append(byPart[seg.Partition], seg)
 	}
 	m := &r.Metrics
+	// oldest is the largest age of an unprocessed record at each sample:
+	// the fixture's stand-in for the latency of the records leaving.
+	oldest := make([]float64, n)
 	for _, p := range w.partitions {
 		segs := byPart[p]
 		processingAt := func(t float64) bool {
@@ -93,6 +96,9 @@ func (w fixtureWorld) finish(fr fixtureRun) *sim.Result {
 				}
 			}
 			s.Lag[k] += lag
+			if w.rate > 0 {
+				oldest[k] = max(oldest[k], lag/w.rate)
+			}
 			if processingAt(s.Times[k]) {
 				s.Processing[k]++
 			}
@@ -134,6 +140,17 @@ func (w fixtureWorld) finish(fr fixtureRun) *sim.Result {
 				s.Revocations[k]++
 			}
 		}
+	}
+	// The latency series: steps of ten samples, the largest age in each as
+	// its max and nine tenths of it as its p99.
+	s.Latency = sim.LatencySeries{Step: 10 * w.step}
+	for k := 10; k < n; k += 10 {
+		worst := slices.Max(oldest[k-10 : k+1])
+		s.Latency.Times = append(s.Latency.Times, s.Times[k])
+		s.Latency.Max = append(s.Latency.Max, worst)
+		s.Latency.P99 = append(s.Latency.P99, 0.9*worst)
+		s.Latency.P50 = append(s.Latency.P50, 0)
+		m.LatencyMaxSeconds = max(m.LatencyMaxSeconds, worst)
 	}
 	r.Series = s
 

@@ -76,11 +76,11 @@ func TestHTMLIsWellFormedAndSelfContained(t *testing.T) {
 		page := htmlOf(t, r)
 		checkWellFormed(t, page)
 		checkSelfContained(t, page)
-		if n := strings.Count(page, "<img "); n != 10 {
-			t.Errorf("page embeds %d images, want 10", n)
+		if n := strings.Count(page, "<img "); n != 11 {
+			t.Errorf("page embeds %d images, want 11", n)
 		}
-		if n := strings.Count(page, "<figcaption>"); n != 10 {
-			t.Errorf("page has %d captions, want 10", n)
+		if n := strings.Count(page, "<figcaption>"); n != 11 {
+			t.Errorf("page has %d captions, want 11", n)
 		}
 		for _, want := range []string{"What was simulated", "Summary", "Findings", "Charts", "seed", "v0.0.0-test", `class="num best"`} {
 			if !strings.Contains(page, want) {

@@ -17,14 +17,20 @@ const lineWidth = 2.5
 // seriesLines adds one line per run of the values pick takes from its
 // series, and returns the legend of the runs drawn.
 func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) []float64, scale float64) []legendItem {
+	return xyLines(p, r, looks, names, step, func(s sim.Series) ([]float64, []float64) { return s.Times, pick(s) }, scale)
+}
+
+// xyLines adds one line per run of the points pick takes from its series
+// (for series sampled at their own times), and returns the legend.
+func xyLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) (xs, ys []float64), scale float64) []legendItem {
 	legend := []legendItem{{name: "protocol"}}
 	for i, run := range r.Runs {
-		ys := pick(run.Series)
-		n := min(len(ys), len(run.Series.Times))
+		xs, ys := pick(run.Series)
+		n := min(len(ys), len(xs))
 		if n == 0 {
 			continue
 		}
-		xys := drawnSeries(run.Series.Times[:n], ys[:n], p.X.Min, scale)
+		xys := drawnSeries(xs[:n], ys[:n], p.X.Min, scale)
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			// NaN or Inf in a series: leave the line out rather than fail
@@ -121,23 +127,58 @@ func movementChart(r *Report, looks []protocolLook, names []string, end float64)
 		headroom(p)
 		p.Y.Tick.Marker = countTicks{}
 	}
+	return sideBySide("movement", "Partition movement",
+		"Left: partitions handed to a different owner so far; right: (member, partition) revocations so far, including partitions revoked and given straight back. Each step is a rebalance; lower and flatter is better.",
+		scenarioName(r)+": cumulative counts from the start of the run", legend, moved, revoked)
+}
+
+// sideBySide is a chart of two panels sharing one legend.
+func sideBySide(name, title, caption, subtitle string, legend []legendItem, left, right *plot.Plot) Chart {
 	return Chart{
-		Name:    "movement",
-		Title:   "Partition movement",
-		Caption: "Left: partitions handed to a different owner so far; right: (member, partition) revocations so far, including partitions revoked and given straight back. Each step is a rebalance; lower and flatter is better.",
+		Name:    name,
+		Title:   title,
+		Caption: caption,
 		Width:   chartWidth,
 		Height:  chartHeight,
 		Render: figure{
-			title:    "Partition movement",
-			subtitle: scenarioName(r) + ": cumulative counts from the start of the run",
+			title:    title,
+			subtitle: subtitle,
 			legend:   legend,
 			body: func(c draw.Canvas) {
 				tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(24)}
-				moved.Draw(tiles.At(c, 0, 0))
-				revoked.Draw(tiles.At(c, 1, 0))
+				left.Draw(tiles.At(c, 0, 0))
+				right.Draw(tiles.At(c, 1, 0))
 			},
 		}.draw,
 	}
+}
+
+// latencyChart puts the p99 and the largest latency of the records
+// processed in each step side by side, one line per protocol: a dip in
+// processing shows here as a ramp, its height the longest wait.
+func latencyChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
+	p99 := timePlot(r, "latency p99 (s)", end)
+	legend := xyLines(p99, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.P99 }, 1)
+	p99.Add(disturbanceLines{ds: disturbances(r)})
+	worst := timePlot(r, "latency max (s)", end)
+	xyLines(worst, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.Max }, 1)
+	worst.Add(disturbanceLines{ds: disturbances(r)})
+	for _, p := range []*plot.Plot{p99, worst} {
+		p.Y.Min = 0
+		headroom(p)
+	}
+	return sideBySide("latency", "Record latency",
+		"Left: the 99th percentile, right: the largest end-to-end latency of the records processed in each step, from production to processing. The largest over the run is latency_max_seconds; lower is better.",
+		scenarioName(r)+": latency of the records processed, per step of the window", legend, p99, worst)
+}
+
+// stepStarts are the instants the latency steps begin, for step lines.
+func stepStarts(s sim.LatencySeries) []float64 {
+	out := make([]float64, len(s.Times))
+	for i, t := range s.Times {
+		out[i] = t - s.Step
+	}
+	return out
 }
 
 // headroom raises the top of a plot's y range by 15%, so that the highest

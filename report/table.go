@@ -40,6 +40,7 @@ func Table(w io.Writer, r *Report) error {
 	writeFindingsText(bw, r)
 	bw.WriteString("\n")
 	writeConvergenceText(bw, r)
+	writePartitionsText(bw, r)
 	return bw.Flush()
 }
 

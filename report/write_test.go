@@ -29,8 +29,8 @@ func TestWriteAllReproducesFromResultJSON(t *testing.T) {
 			t.Errorf("WriteAll did not write %s (wrote %v)", want, names)
 		}
 	}
-	if len(names) != 3+2*10 {
-		t.Errorf("WriteAll wrote %d files, want 23", len(names))
+	if len(names) != 3+2*11 {
+		t.Errorf("WriteAll wrote %d files, want 25", len(names))
 	}
 
 	f, err := os.Open(filepath.Join(first, "result.json"))
@@ -108,7 +108,7 @@ func TestWriteCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 20 || filepath.Base(paths[0]) != "summary.png" || filepath.Base(paths[1]) != "summary.svg" {
+	if len(paths) != 22 || filepath.Base(paths[0]) != "summary.png" || filepath.Base(paths[1]) != "summary.svg" {
 		t.Errorf("WriteCharts wrote %v", paths)
 	}
 }

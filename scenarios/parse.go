@@ -128,7 +128,7 @@ func sortErrors(errs []*Error) {
 }
 
 func topKeys() []string {
-	return []string{"name", "description", "seed", "duration", "protocols", "topics", "network",
+	return []string{"name", "description", "seed", "duration", "stuck_after", "protocols", "topics", "network",
 		"defaults", "group", "members", "events", "autoscaler", "expect", "sweep"}
 }
 
@@ -164,6 +164,15 @@ func (d *decoder) scenario(root *yaml.Node) *File {
 		d.mark("duration", e.val)
 	} else if f.lacks("duration") {
 		d.failf(root, "the scenario has no duration:, the simulated horizon; add one such as duration: 5m")
+	}
+	if e := f.get("stuck_after"); e != nil {
+		d.mark("stuck_after", e.val)
+		if v, ok := d.duration(e.val, "stuck_after"); ok {
+			if v <= 0 {
+				d.failf(d.value(e.val), "stuck_after must be a positive duration such as 1m, found %s", v)
+			}
+			s.StuckAfter = v
+		}
 	}
 	if e := f.get("protocols"); e != nil {
 		d.mark("protocols", e.val)
@@ -236,7 +245,7 @@ func (d *decoder) topics(n *yaml.Node, s *sim.Scenario) {
 		if name := peekString(it, "name"); name != "" {
 			what = fmt.Sprintf("topic %q", short(name))
 		}
-		f, ok := d.mapping(it, what, []string{"name", "partitions", "rate"})
+		f, ok := d.mapping(it, what, []string{"name", "partitions", "rate", "rates", "skew", "hot", "load"})
 		if !ok {
 			continue
 		}
@@ -259,6 +268,7 @@ func (d *decoder) topics(n *yaml.Node, s *sim.Scenario) {
 			t.Rate, _ = d.number(e.val, "rate")
 			d.mark(path+".rate", e.val)
 		}
+		d.topicLoad(f, path, &t)
 		s.Topics = append(s.Topics, t)
 	}
 }
@@ -495,5 +505,112 @@ func (d *decoder) members(n *yaml.Node, s *sim.Scenario) {
 			s.Members = append(s.Members, sim.MemberSpec{ID: memberID, Start: start, Settings: settings, Line: it.Line})
 			d.memberEntry = append(d.memberEntry, first)
 		}
+	}
+}
+
+// topicLoad decodes a topic's uneven and changing production: rates: (one
+// per partition), skew: (drawn around rate:), hot: (some partitions at
+// their own rate) and load: (steps over time).
+func (d *decoder) topicLoad(f fields, path string, t *sim.TopicSpec) {
+	if e := f.get("rates"); e != nil {
+		d.mark(path+".rates", e.val)
+		if items, ok := d.list(e.val, "rates", "[5000, 100, 100]"); ok {
+			for _, it := range items {
+				if v, ok := d.number(it, "rates"); ok {
+					if v < 0 {
+						d.failf(it, "rates are records per second and cannot be negative, found %v", v)
+					}
+					t.Rates = append(t.Rates, v)
+				}
+			}
+		}
+	}
+	if e := f.get("skew"); e != nil {
+		d.mark(path+".skew", e.val)
+		if sf, ok := d.mapping(e.val, "skew", []string{"dist", "s", "sigma"}); ok {
+			k := &sim.Skew{}
+			if de := sf.get("dist"); de != nil {
+				k.Dist, _ = d.str(de.val, "dist")
+				if k.Dist != "zipf" && k.Dist != "lognormal" {
+					d.failf(d.value(de.val), "skew dist must be zipf or lognormal, found %q", k.Dist)
+				}
+			} else {
+				d.failf(d.value(e.val), "skew has no dist:; write {dist: zipf, s: 1.1} or {dist: lognormal, sigma: 1}")
+			}
+			if se := sf.get("s"); se != nil {
+				if k.S, ok = d.number(se.val, "s"); ok && k.S <= 0 {
+					d.failf(d.value(se.val), "skew s must be a positive exponent such as 1.1, found %v", k.S)
+				}
+			} else if k.Dist == "zipf" {
+				d.failf(d.value(e.val), "a zipf skew needs its exponent; write {dist: zipf, s: 1.1}")
+			}
+			if se := sf.get("sigma"); se != nil {
+				if k.Sigma, ok = d.number(se.val, "sigma"); ok && k.Sigma <= 0 {
+					d.failf(d.value(se.val), "skew sigma must be positive, such as 1, found %v", k.Sigma)
+				}
+			} else if k.Dist == "lognormal" {
+				d.failf(d.value(e.val), "a lognormal skew needs its sigma; write {dist: lognormal, sigma: 1}")
+			}
+			t.Skew = k
+		}
+	}
+	if e := f.get("hot"); e != nil {
+		d.mark(path+".hot", e.val)
+		if hf, ok := d.mapping(e.val, "hot", []string{"partitions", "rate"}); ok {
+			h := &sim.HotPartitions{}
+			if pe := hf.get("partitions"); pe != nil {
+				if items, ok := d.list(pe.val, "partitions", "[0, 7]"); ok {
+					for _, it := range items {
+						if v, ok := d.integer(it, "hot partitions", 0, int64(max(t.Partitions, 1))-1); ok {
+							h.Partitions = append(h.Partitions, int32(v))
+						}
+					}
+				}
+			} else {
+				d.failf(d.value(e.val), "hot has no partitions:; write {partitions: [0], rate: 5000}")
+			}
+			if re := hf.get("rate"); re != nil {
+				if h.Rate, ok = d.number(re.val, "hot rate"); ok && h.Rate < 0 {
+					d.failf(d.value(re.val), "hot rate is records per second and cannot be negative, found %v", h.Rate)
+				}
+			} else {
+				d.failf(d.value(e.val), "hot has no rate:; write {partitions: [0], rate: 5000}")
+			}
+			t.Hot = h
+		}
+	}
+	if e := f.get("load"); e != nil {
+		d.mark(path+".load", e.val)
+		if items, ok := d.list(e.val, "load", "[{at: 10m, factor: 3}]"); ok {
+			for _, it := range items {
+				lf, ok := d.mapping(it, "load step", []string{"at", "factor"})
+				if !ok {
+					continue
+				}
+				var st sim.LoadStep
+				if ae := lf.get("at"); ae != nil {
+					st.At, _ = d.duration(ae.val, "at")
+				} else {
+					d.failf(d.value(it), "a load step has no at:; write {at: 10m, factor: 3}")
+				}
+				if fe := lf.get("factor"); fe != nil {
+					if st.Factor, ok = d.number(fe.val, "factor"); ok && st.Factor <= 0 {
+						d.failf(d.value(fe.val), "factor multiplies the topic's rates and must be positive, found %v", st.Factor)
+					}
+				} else {
+					d.failf(d.value(it), "a load step has no factor:; write {at: 10m, factor: 3}")
+				}
+				if n := len(t.Load); n > 0 && st.At < t.Load[n-1].At {
+					d.failf(d.value(it), "load steps must be in time order: %s comes after %s", st.At, t.Load[n-1].At)
+				}
+				t.Load = append(t.Load, st)
+			}
+		}
+	}
+	if len(t.Rates) > 0 && t.Skew != nil {
+		d.failf(d.value(f.get("skew").val), "a topic takes rates: or skew:, not both")
+	}
+	if len(t.Rates) > int(t.Partitions) && t.Partitions > 0 {
+		d.failf(d.value(f.get("rates").val), "rates lists %d partitions but the topic has %d", len(t.Rates), t.Partitions)
 	}
 }

@@ -125,8 +125,16 @@ func (w *world) result(series *Series) *Result {
 		r.Findings = append(r.Findings, w.notConvergedFinding())
 	}
 	for _, p := range w.procs {
-		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon)})
+		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon), Utilisation: l.utilisation(p.idx)})
 	}
+	episodes := w.episodeLatency()
+	for i := range r.Convergence {
+		r.Convergence[i].Latency = episodes[r.Convergence[i].At]
+	}
+	r.LatencyHistogram = latencyHistogram(l.pieces.all(), sec(l.windowStart), sec(horizon))
+	r.Series.Latency = latencyOverTime(l.pieces.all(), sec(l.windowStart), sec(horizon))
+	r.WorstPartitions, r.HotPartitions = l.partitionReport()
+	r.DuplicatesByRebalance = w.duplicatesByRebalance()
 	r.Findings = append(r.Findings, l.findings...)
 	r.Findings = append(r.Findings, w.findings...)
 	if m.ZombieProcessingSeconds > 0 {
@@ -227,6 +235,54 @@ func (m *clientMetrics) named(horizon time.Duration) []NamedMetric {
 		{"rebalance-latency-total", total},
 		{"rebalance-rate-per-hour", float64(len(m.latencies)) / hours},
 		{"rebalance-total", float64(len(m.latencies))},
+	}
+	return out
+}
+
+// episodeLatency computes the latency of each disturbance's episode,
+// keyed by its start: the records processed from the disturbance to the
+// next one that starts later (or the horizon). Disturbances at one
+// instant share their episode.
+func (w *world) episodeLatency() map[float64]LatencyStats {
+	bounds := make([]float64, 0, len(w.disturbances)+1)
+	for _, d := range w.disturbances {
+		bounds = append(bounds, sec(d.start))
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	out := map[float64]LatencyStats{}
+	if len(bounds) == 0 {
+		return out
+	}
+	bounds = append(bounds, max(sec(w.sc.Duration), bounds[len(bounds)-1]))
+	for i, st := range latencyWindows(w.ledger.pieces.all(), bounds) {
+		out[bounds[i]] = st
+	}
+	return out
+}
+
+// duplicatesByRebalance attributes each release that left duplicates to
+// the first rebalance completing at or after it: the one that hands the
+// partitions to an owner who processes those records again.
+func (w *world) duplicatesByRebalance() []RebalanceDuplicates {
+	out := []RebalanceDuplicates{}
+	for _, d := range w.ledger.duplicateReleases {
+		n := sort.Search(len(w.rebalanceTimes), func(i int) bool { return w.rebalanceTimes[i] >= d.at })
+		rd := RebalanceDuplicates{At: sec(d.at)}
+		if n < len(w.rebalanceTimes) {
+			rd.Rebalance, rd.At = n+1, sec(w.rebalanceTimes[n])
+		}
+		for _, dist := range w.disturbances {
+			if dist.start <= d.at {
+				rd.Disturbance = dist.label
+			}
+		}
+		if k := len(out) - 1; k >= 0 && out[k].Rebalance == rd.Rebalance && rd.Rebalance > 0 {
+			out[k].Records += d.records
+			continue
+		}
+		rd.Records = d.records
+		out = append(out, rd)
 	}
 	return out
 }

@@ -191,7 +191,7 @@ func (w *world) addPartitions(topic string, n int32) {
 			continue
 		}
 		for p := t.Partitions; p < n; p++ {
-			w.ledger.addPartition(kafka.TopicPartition{Topic: topic, Partition: p}, w.rates[topic], w.required[topic])
+			w.ledger.addPartition(kafka.TopicPartition{Topic: topic, Partition: p}, w.loads[topic].rate(p), w.loads[topic].curve, w.required[topic])
 		}
 		// Metadata is replaced, never mutated: clients hold the old slice
 		// until their next refresh.

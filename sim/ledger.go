@@ -35,7 +35,10 @@ type ledger struct {
 	// partitions reach zero lag.
 	sumA, sumS float64
 	zeros      zeroHeap
-	peakLag    float64
+	// catching is set while catchUp applies the instants partitions ran
+	// out of lag, so that the lag it observes on the way does not recurse.
+	catching bool
+	peakLag  float64
 	// lagPath follows the total lag over the window for lag_recovery_seconds.
 	lagPath lagPath
 	// stepPeak is the highest total lag observed since the last chart
@@ -50,6 +53,24 @@ type ledger struct {
 	timeline    bool
 	doubleSince map[int]time.Duration
 	findings    []Finding
+
+	// movedLoad is Σ over moves of the moved partition's rate.
+	movedLoad float64
+	// pieces are the latency pieces of every partition (see latency.go),
+	// from the window start on.
+	pieces pieceLog
+	// stuckAfter is how long a partition may make no progress under a
+	// current owner before it is reported stuck.
+	stuckAfter time.Duration
+	// duplicateReleases are the releases that left duplicates, in time
+	// order, for attributing them to rebalances.
+	duplicateReleases []duplicateRelease
+}
+
+// duplicateRelease is one release of partitions without a commit.
+type duplicateRelease struct {
+	at      time.Duration
+	records float64
 }
 
 // procLedger is the ledger's view of one process.
@@ -63,6 +84,9 @@ type procLedger struct {
 	owned   []int // sorted partition indices the process believes it owns
 	// processingCount is how many owned partitions it is processing.
 	processingCount int
+	// processed are the records it processed as the lag-driving owner
+	// within the window (for its utilisation).
+	processed float64
 }
 
 func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
@@ -75,12 +99,21 @@ type ownership struct {
 	// revoking is set while a revoke callback runs: the owner has stopped
 	// processing the partition but still holds it.
 	revoking bool
+	// alloc is the records/s of the process's capacity this partition
+	// gets (see allocate).
+	alloc float64
 }
 
 type partLedger struct {
-	tp    kafka.TopicPartition
-	name  string
-	rate  float64
+	idx  int // in ledger.parts
+	tp   kafka.TopicPartition
+	name string
+	// rate is the production rate now: base times the topic's load factor.
+	rate float64
+	// base is the partition's own rate and curve its topic's load over
+	// time: base·curve.m(t) records were produced by t.
+	base  float64
+	curve *loadCurve
 	since time.Duration
 	// owners in the order they took the partition; the last one that is
 	// processing drives the lag model.
@@ -110,10 +143,28 @@ type partLedger struct {
 	segOwner string
 	segState string
 	segStart time.Duration
+
+	// within the window: the peak lag, the largest age of the oldest
+	// unprocessed record, and the moves.
+	peakLag, maxAge float64
+	moves           int
+	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
+	// zero latency (caught up), kept open while it goes on, so that a
+	// steady partition adds one latency piece, not one per change.
+	zeroFrom, zeroTo, zeroRate float64
+	zeroOpen                   bool
+	// lastPiece is the index of the partition's last latency piece, -1
+	// if none.
+	lastPiece int
+	// stuck is set while the partition has a current owner, lag and no
+	// processing, since stuckFrom; stuckOwners name its owners then.
+	stuck       bool
+	stuckFrom   time.Duration
+	stuckOwners []string
 }
 
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
-	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}}
+	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter}
 }
 
 func (l *ledger) addProcess(name string, rate float64) int {
@@ -121,9 +172,15 @@ func (l *ledger) addProcess(name string, rate float64) int {
 	return len(l.procs) - 1
 }
 
-func (l *ledger) addPartition(tp kafka.TopicPartition, rate float64, required bool) {
+// addPartition adds a partition producing base records/s times curve's
+// factor (nil: a constant rate).
+func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *loadCurve, required bool) {
 	t := l.now()
-	p := &partLedger{tp: tp, name: tp.String(), rate: rate, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
+	if curve == nil {
+		curve = newLoadCurve(nil)
+	}
+	rate := base * curve.factorAt(t)
+	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, lagT: t, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
 	p.inGap, p.gapStart = true, max(t, l.windowStart)
@@ -154,10 +211,18 @@ func (l *ledger) processingOwner(p *partLedger, idx int) int {
 	return -1
 }
 
-// advance brings partition idx's accounting up to now.
+// advance brings partition idx's accounting up to now, after every
+// partition that ran out of lag before now has given its owner's spare
+// capacity to the others.
 func (l *ledger) advance(idx int) {
+	l.catchUp(l.now())
+	l.advanceTo(idx, l.now())
+}
+
+// advanceTo brings partition idx's accounting up to t; nothing about it
+// may have changed since p.since but the lag line pinned at zero.
+func (l *ledger) advanceTo(idx int, t time.Duration) {
 	p := l.parts[idx]
-	t := l.now()
 	if t <= p.since {
 		return
 	}
@@ -192,6 +257,14 @@ func (l *ledger) advance(idx int) {
 	// production rate. Both count as uncommitted work.
 	newLag := l.lagAt(p, t)
 	drained := p.sinceLag + p.rate*full - newLag
+	if owner >= 0 {
+		l.departures(p, newLag, t)
+		if t > l.windowStart {
+			a := max(p.since, l.windowStart)
+			l.procs[p.owners[owner].proc].processed += p.rate*sec(t-a) - (newLag - l.lagSince(p, a))
+		}
+	}
+	l.observePartition(p, newLag, t)
 	for i := range p.owners {
 		o := &p.owners[i]
 		if !l.procs[o.proc].running() || o.revoking {
@@ -214,14 +287,6 @@ func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
 	return v
 }
 
-// share is the processing rate one of proc's partitions gets.
-func (l *ledger) share(pr *procLedger) float64 {
-	if pr.processingCount == 0 {
-		return 0
-	}
-	return pr.rate / float64(pr.processingCount)
-}
-
 // refresh recomputes partition idx's derived state after a change. Each
 // of its jobs reads the partition as it is now and keeps one piece of
 // state in step: the lag slope, the converged count, the current gap, the
@@ -235,6 +300,7 @@ func (l *ledger) refresh(idx int) {
 	l.refreshConverged(p)
 	l.refreshGap(p, owner, t)
 	l.refreshSafety(idx, p, double, t)
+	l.refreshStuck(p, owner, t)
 	if l.timeline {
 		l.refreshSegment(p, owner, double, t)
 	}
@@ -261,7 +327,7 @@ func (l *ledger) doublyOwned(p *partLedger) bool {
 func (l *ledger) refreshSlope(p *partLedger, owner int, t time.Duration) {
 	slope := p.rate
 	if owner >= 0 {
-		slope = p.rate - l.share(l.procs[p.owners[owner].proc])
+		slope = p.rate - p.owners[owner].alloc
 	}
 	if slope != p.slope || t == p.lagT {
 		l.setSlope(p, slope, t)
@@ -365,13 +431,8 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 // lag first; a partition draining to zero is found here), so the lag path
 // over the window is recorded exactly.
 func (l *ledger) totalLag(t time.Duration) float64 {
-	if !l.lagPath.started && t >= l.windowStart {
-		l.drainZeros(l.windowStart)
-		v := l.sumLag(l.windowStart)
-		l.peakLag = max(l.peakLag, v)
-		l.lagPath.begin(l.windowStart, v)
-	}
-	l.drainZeros(t)
+	l.catchUp(t)
+	l.startLagPath(t)
 	v := l.sumLag(t)
 	if l.lagPath.started {
 		l.lagPath.record(t, v)
@@ -379,23 +440,16 @@ func (l *ledger) totalLag(t time.Duration) float64 {
 	return v
 }
 
-// drainZeros pins at zero the partitions whose lag reached zero by t.
-func (l *ledger) drainZeros(t time.Duration) {
-	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
-		z := heap.Pop(&l.zeros).(zeroAt)
-		p := z.part
-		if z.ver != p.zeroVer || !p.active {
-			continue
-		}
-		if l.lagPath.started && z.at >= l.windowStart {
-			l.lagPath.record(z.at, l.sumLag(z.at))
-		}
-		l.sumA -= p.lag - p.slope*sec(p.lagT)
-		l.sumS -= p.slope
-		p.active = false
-		p.lag, p.lagT, p.slope = 0, z.at, 0
-		p.zeroVer++
+// startLagPath begins the lag path at the window start, once the ledger
+// reaches it: every partition that ran out of lag before the window start
+// is pinned by then, and nothing has changed a lag line past it yet.
+func (l *ledger) startLagPath(t time.Duration) {
+	if l.lagPath.started || t < l.windowStart {
+		return
 	}
+	v := l.sumLag(l.windowStart)
+	l.peakLag = max(l.peakLag, v)
+	l.lagPath.begin(l.windowStart, v)
 }
 
 func (l *ledger) sumLag(t time.Duration) float64 {
@@ -477,6 +531,7 @@ func (l *ledger) recount(proc int) {
 		}
 	}
 	pr.processingCount = n
+	l.allocate(proc)
 }
 
 // ownershipOf returns proc's claim on partition idx, or nil.
@@ -508,6 +563,8 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
 				l.moved++
+				l.movedLoad += p.rate
+				p.moves++
 			}
 			p.lastOwner = proc
 			p.owners = append(p.owners, ownership{proc: proc})
@@ -537,6 +594,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 	pr := l.procs[proc]
 	committed = committed && pr.member > 0
 	idxs := l.indexes(tps)
+	dup := 0.0
 	l.touchProc(proc, func() {
 		for _, idx := range idxs {
 			pos, has := slices.BinarySearch(pr.owned, idx)
@@ -549,6 +607,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 				if o.proc == proc {
 					if !committed && l.now() >= l.windowStart {
 						p.duplicates += o.uncommitted
+						dup += o.uncommitted
 					}
 					p.owners = slices.Delete(p.owners, i, i+1)
 					break
@@ -559,6 +618,9 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 			}
 		}
 	})
+	if dup > 0 {
+		l.duplicateReleases = append(l.duplicateReleases, duplicateRelease{at: l.now(), records: dup})
+	}
 }
 
 // ReleaseAll drops everything proc owns without a commit (crash, lost).
@@ -658,6 +720,11 @@ func (l *ledger) finish() {
 		if p.inGap {
 			p.maxGap = max(p.maxGap, t-p.gapStart)
 		}
+		l.closeZero(p)
+		l.censor(p, t)
+		if p.stuck {
+			l.closeStuck(p, t)
+		}
 		if l.timeline && t > p.segStart {
 			p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
 		}
@@ -680,9 +747,14 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 		m.DoubleOwnershipSeconds += sec(p.doubleSec)
 		m.ZombieProcessingSeconds += sec(p.zombieSec)
 		m.DuplicateRecords += p.duplicates
+		m.PeakPartitionLagRecords = max(m.PeakPartitionLagRecords, p.peakLag)
+		m.MaxLagSeconds = max(m.MaxLagSeconds, p.maxAge)
 	}
 	m.MaxPartitionGapSeconds = sec(maxGap)
 	m.PeakLagRecords = l.peakLag
+	m.MovedLoadRecordsPerSecond = l.movedLoad
+	st := latencyOver(l.pieces.all(), sec(l.windowStart), sec(l.now()))
+	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
 }
 
 // history returns every partition's history, partitions ordered by topic

@@ -170,25 +170,8 @@ func TestLedger(t *testing.T) {
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rateA := c.rateA
-			if rateA == 0 {
-				rateA = 1000
-			}
-			r := sim.NewRecorder([]sim.TopicSpec{{Name: "t", Partitions: 1, Rate: 100}}, s(c.windowStart), 100*time.Millisecond)
-			for _, m := range []struct {
-				name string
-				rate float64
-			}{{"a", rateA}, {"b", 1000}} {
-				must(t, r.AddMember(m.name, m.rate))
-				must(t, r.Started(0, m.name))
-				must(t, r.Joined(0, m.name))
-			}
-			for _, st := range c.steps {
-				must(t, st(r))
-			}
-			got, findings, err := r.Finish(10 * time.Second)
-			must(t, err)
-			for _, name := range sim.MetricNames() {
+			got, findings := story(t, c.rateA, c.windowStart, c.steps)
+			for _, name := range ledgerMetrics {
 				g, _ := got.Value(name)
 				w, _ := c.want.Value(name)
 				if math.Abs(g-w) > 1e-9 {
@@ -210,6 +193,37 @@ func TestLedger(t *testing.T) {
 		})
 	}
 }
+
+// story feeds one partition's story to a recorder: t-0 produced at 100
+// records/s, members a (rateA records/s, 1000 if 0) and b (1000) started
+// and joined at 0, the window from windowStart, a 10s horizon.
+func story(t *testing.T, rateA, windowStart float64, steps []step) (sim.Metrics, []sim.Finding) {
+	t.Helper()
+	if rateA == 0 {
+		rateA = 1000
+	}
+	r := sim.NewRecorder([]sim.TopicSpec{{Name: "t", Partitions: 1, Rate: 100}}, s(windowStart), 100*time.Millisecond)
+	for _, m := range []struct {
+		name string
+		rate float64
+	}{{"a", rateA}, {"b", 1000}} {
+		must(t, r.AddMember(m.name, m.rate))
+		must(t, r.Started(0, m.name))
+		must(t, r.Joined(0, m.name))
+	}
+	for _, st := range steps {
+		must(t, st(r))
+	}
+	got, findings, err := r.Finish(10 * time.Second)
+	must(t, err)
+	return got, findings
+}
+
+// ledgerMetrics are the metrics TestLedger's cases derive; the latency
+// and lag-in-time metrics have their own cases in latency_test.go.
+var ledgerMetrics = []string{"rebalances", "moved_partitions", "revocations",
+	"downtime_partition_seconds", "max_partition_gap_seconds", "double_ownership_seconds",
+	"zombie_processing_seconds", "peak_lag_records", "lag_recovery_seconds", "duplicate_records"}
 
 // TestRecorderRejectsBadFeeds checks that a feed out of order, or naming a
 // member never added, is an error rather than a silent miscount.

@@ -53,7 +53,7 @@ func NewRecorder(topics []TopicSpec, windowStart, sampleStep time.Duration) *Rec
 	r.l = newLedger(func() time.Duration { return r.now }, windowStart, false)
 	for _, t := range topics {
 		for p := int32(0); p < t.Partitions; p++ {
-			r.l.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, t.Rate, true)
+			r.l.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, t.Rate, nil, true)
 		}
 	}
 	return r

@@ -89,7 +89,7 @@ func NewReplay(sc *Scenario, protocol string) (*Replay, error) {
 		return nil, err
 	}
 	w := &world{k: newKernel(), sc: sc, opts: RunOptions{Protocol: protocol}, streams: newStreams(sc.Seed),
-		byName: map[string]int{}, rates: map[string]float64{}}
+		byName: map[string]int{}, loads: map[string]*topicLoad{}}
 	w.ledger = newLedger(w.k.Now, windowStart(sc), false)
 	r := &Replay{w: w}
 	for i, m := range sc.Members {
@@ -107,9 +107,12 @@ func NewReplay(sc *Scenario, protocol string) (*Replay, error) {
 	}
 	r.awaiting = make([]bool, len(w.procs))
 	r.inCallback = make([]int, len(w.procs))
+	// Partitions produce at their own rates (rates:, skew:, hot:); a real
+	// producer's load: steps are not replayed, so the rates stay constant.
 	for _, t := range sc.Topics {
+		w.loads[t.Name] = newTopicLoad(t, w.streams)
 		for p := int32(0); p < t.Partitions; p++ {
-			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, t.Rate, true)
+			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, w.loads[t.Name].rate(p), nil, true)
 		}
 	}
 	// The disturbances as Run's schedule records them.

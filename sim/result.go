@@ -16,6 +16,18 @@ type Result struct {
 	Convergence []Convergence `json:"convergence"`
 	// Members holds per-member KIP-429 client metrics, sorted by member.
 	Members []MemberMetrics `json:"members"`
+	// LatencyHistogram holds the window's records by latency in fixed
+	// log-spaced buckets (only buckets with records are listed).
+	LatencyHistogram []LatencyBucket `json:"latency_histogram"`
+	// WorstPartitions are the partitions with the largest lag in time,
+	// worst first (at most 10).
+	WorstPartitions []PartitionMetrics `json:"worst_partitions"`
+	// HotPartitions name the partitions producing at least twice their
+	// topic's median rate.
+	HotPartitions []string `json:"hot_partitions"`
+	// DuplicatesByRebalance split duplicate_records by the rebalance that
+	// caused them.
+	DuplicatesByRebalance []RebalanceDuplicates `json:"duplicates_by_rebalance"`
 	// Findings are safety and liveness violations; empty for a healthy run.
 	Findings []Finding `json:"findings"`
 	// Timeline is the per-partition ownership history (for CSV and charts).
@@ -52,6 +64,18 @@ type Metrics struct {
 	PeakLagRecords           float64 `json:"peak_lag_records"`
 	LagRecoverySeconds       float64 `json:"lag_recovery_seconds"`
 	DuplicateRecords         float64 `json:"duplicate_records"`
+	// End-to-end latency of the records processed in the window, weighted
+	// by records (records still waiting at the horizon count with their age).
+	LatencyP50Seconds  float64 `json:"latency_p50_seconds"`
+	LatencyP99Seconds  float64 `json:"latency_p99_seconds"`
+	LatencyP999Seconds float64 `json:"latency_p999_seconds"`
+	LatencyMaxSeconds  float64 `json:"latency_max_seconds"`
+	// MaxLagSeconds is the largest age of the oldest unprocessed record of
+	// any partition: consumer lag as time.
+	MaxLagSeconds           float64 `json:"max_lag_seconds"`
+	PeakPartitionLagRecords float64 `json:"peak_partition_lag_records"`
+	// MovedLoadRecordsPerSecond is Σ over moves of the moved partition's rate.
+	MovedLoadRecordsPerSecond float64 `json:"moved_load_records_per_second"`
 	// The cost of operations: scale_events and oscillation (direction
 	// changes of the replica count) come from the autoscaler; the replicas
 	// are the live consumer processes, and member_seconds their time alive,
@@ -70,6 +94,9 @@ type Convergence struct {
 	At          float64 `json:"at_seconds"`
 	Seconds     float64 `json:"seconds"`
 	Converged   bool    `json:"converged"`
+	// Latency is over the records processed from this disturbance to the
+	// next one (or the horizon).
+	Latency LatencyStats `json:"latency"`
 }
 
 // MemberMetrics are one member's client metrics under Kafka's names
@@ -77,6 +104,31 @@ type Convergence struct {
 type MemberMetrics struct {
 	Member  string        `json:"member"`
 	Metrics []NamedMetric `json:"metrics"`
+	// Utilisation is the share of its processing capacity the member used
+	// over the window.
+	Utilisation float64 `json:"utilisation"`
+}
+
+// PartitionMetrics are one partition's own measures over the window.
+type PartitionMetrics struct {
+	Partition string `json:"partition"`
+	// Rate is the partition's base production rate (records/s).
+	Rate           float64 `json:"rate"`
+	Hot            bool    `json:"hot"`
+	Moves          int     `json:"moves"`
+	PeakLagRecords float64 `json:"peak_lag_records"`
+	MaxLagSeconds  float64 `json:"max_lag_seconds"`
+}
+
+// RebalanceDuplicates are the duplicate records a rebalance caused: those
+// of partitions let go without a commit since the rebalance before it.
+type RebalanceDuplicates struct {
+	// Rebalance numbers the rebalances of the window from 1; 0 means
+	// none completed after the partitions were let go.
+	Rebalance   int     `json:"rebalance"`
+	At          float64 `json:"at_seconds"`
+	Disturbance string  `json:"disturbance"`
+	Records     float64 `json:"duplicate_records"`
 }
 
 // NamedMetric is one metric with its Kafka name.
@@ -135,6 +187,8 @@ type Series struct {
 	// Moved and Revocations are cumulative counts.
 	Moved       []float64 `json:"moved_cumulative"`
 	Revocations []float64 `json:"revocations_cumulative"`
+	// Latency are latency percentiles over the window, in coarser steps.
+	Latency LatencySeries `json:"latency"`
 }
 
 // Disturbance is a scenario event as it happened.

@@ -25,9 +25,16 @@ type Scenario struct {
 	Events []Event
 	// Autoscaler, when set, scales a workload of the members on lag.
 	Autoscaler *Autoscaler
+	// StuckAfter is how long a partition owned by a live, current member
+	// may go without progress while it has lag before a stuck_partition
+	// finding is reported; 0 means DefaultStuckAfter.
+	StuckAfter time.Duration
 	// Source is the file the scenario came from, for messages ("" if built in Go).
 	Source string
 }
+
+// DefaultStuckAfter is the stuck_after of a scenario that sets none.
+const DefaultStuckAfter = time.Minute
 
 // TopicSpec is a topic at the start of the run.
 type TopicSpec struct {
@@ -35,6 +42,38 @@ type TopicSpec struct {
 	Partitions int32
 	// Rate is the records per second produced to each partition (lag model).
 	Rate float64
+	// Rates, if set, are the partitions' own rates, one per partition from
+	// partition 0; partitions beyond the list produce at Rate.
+	Rates []float64
+	// Skew, if set, draws each partition's rate around Rate from the run's
+	// seed (stream "skew/<topic>"), keeping Rate as the mean.
+	Skew *Skew
+	// Hot, if set, overrides the rate of some partitions.
+	Hot *HotPartitions
+	// Load are steps of the topic's production over time: from At on,
+	// every partition produces Factor times its rate. Sorted by At.
+	Load []LoadStep
+}
+
+// Skew is a distribution of partition rates around a topic's rate.
+//   - zipf: the partitions in a random order get weights 1/k^S (k = 1, 2, …)
+//   - lognormal: each rate is Rate·exp(Sigma·Z − Sigma²/2), Z standard normal
+type Skew struct {
+	Dist  string
+	S     float64
+	Sigma float64
+}
+
+// HotPartitions gives some partitions of a topic their own rate.
+type HotPartitions struct {
+	Partitions []int32
+	Rate       float64
+}
+
+// LoadStep changes a topic's production from At on to Factor times its rates.
+type LoadStep struct {
+	At     time.Duration
+	Factor float64
 }
 
 // NetworkSpec describes the one-way latency between a member and the coordinator.

@@ -19,7 +19,7 @@ type world struct {
 	models  Models
 
 	metadata []kafka.Topic
-	rates    map[string]float64
+	loads    map[string]*topicLoad
 
 	coord       GroupCoordinator
 	coordTimers timerSet
@@ -40,9 +40,11 @@ type world struct {
 	// subscription change or topic growth (see refreshRequired).
 	required   map[string]bool
 	rebalances int
-	notReady   int
-	flips      []flip
-	converged  bool
+	// rebalanceTimes are when the window's rebalances completed.
+	rebalanceTimes []time.Duration
+	notReady       int
+	flips          []flip
+	converged      bool
 
 	disturbances []disturbance
 	findings     []Finding
@@ -113,7 +115,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	}
 	w := &world{
 		k: newKernel(), sc: sc, opts: opts, streams: newStreams(seed), models: models,
-		rates:  map[string]float64{},
+		loads:  map[string]*topicLoad{},
 		byName: map[string]int{}, memberProc: map[string]int{}, trace: opts.Trace,
 		podSeq: map[string]int{}, podStarts: map[*PodTemplate]*sampler{},
 	}
@@ -125,9 +127,12 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	w.k.AfterEach(w.checkConvergence)
 	w.groupCfg = ResolveGroupConfig(sc.Group)
 	w.ledger = newLedger(w.k.Now, windowStart(sc), opts.Timeline)
+	if sc.StuckAfter > 0 {
+		w.ledger.stuckAfter = sc.StuckAfter
+	}
 	for _, t := range sc.Topics {
 		w.metadata = append(w.metadata, kafka.Topic{Name: t.Name, Partitions: t.Partitions})
-		w.rates[t.Name] = t.Rate
+		w.loads[t.Name] = newTopicLoad(t, w.streams)
 	}
 	w.coord = models.NewCoordinator(w.groupCfg)
 	w.coordStable = w.coord.Stable()
@@ -140,7 +145,12 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	for _, t := range w.metadata {
 		w.required[t.Name] = true
 		for p := int32(0); p < t.Partitions; p++ {
-			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, w.rates[t.Name], true)
+			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, w.loads[t.Name].rate(p), w.loads[t.Name].curve, true)
+		}
+	}
+	for _, t := range sc.Topics {
+		for _, step := range t.Load {
+			w.k.At(step.At, func() { w.ledger.SetLoad(t.Name) })
 		}
 	}
 	w.converged = w.ledger.Converged()
@@ -337,6 +347,7 @@ func (w *world) coordNote(n *Note) {
 	case NoteRebalance:
 		if w.k.Now() >= w.ledger.windowStart {
 			w.rebalances++
+			w.rebalanceTimes = append(w.rebalanceTimes, w.k.Now())
 		}
 	}
 	if w.traceOn() {

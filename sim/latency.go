@@ -1,0 +1,425 @@
+package sim
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// End-to-end record latency, exact from the fluid model.
+//
+// Records of one partition leave in the order they were produced, so the
+// record that leaves when the partition's processed count reaches x is the
+// one produced when its produced count reached x: its latency is the
+// difference of the two instants. Between two ledger changes a partition
+// is processed at a constant rate and produced at a constant rate, so the
+// latency of the records leaving moves linearly with their departure time.
+// The ledger records each such stretch as one latencyPiece (records spread
+// evenly over departure times [t0, t1], latency moving from w0 to w1), and
+// every statistic is computed from the pieces: nothing is sampled and
+// nothing is done per record.
+//
+// Records still waiting at the horizon are counted with their age at the
+// horizon, the least latency they can have: a partition that never drains
+// raises the percentiles rather than dropping out of them.
+
+// latencyPiece is a stretch of departures of one partition.
+type latencyPiece struct {
+	t0, t1 float64 // departure times, seconds
+	w0, w1 float64 // latency of the records leaving at t0 and at t1
+	mass   float64 // records
+}
+
+// clip returns the part of the piece that leaves within [a, b].
+func (q latencyPiece) clip(a, b float64) (latencyPiece, bool) {
+	if q.t1 == q.t0 {
+		return q, q.t0 >= a && q.t0 <= b && q.mass > 0
+	}
+	lo, hi := max(q.t0, a), min(q.t1, b)
+	if hi <= lo {
+		return latencyPiece{}, false
+	}
+	at := func(t float64) float64 { return q.w0 + (q.w1-q.w0)*(t-q.t0)/(q.t1-q.t0) }
+	out := latencyPiece{t0: lo, t1: hi, w0: at(lo), w1: at(hi), mass: q.mass * (hi - lo) / (q.t1 - q.t0)}
+	return out, out.mass > 0
+}
+
+// continuedBy reports whether q continues the piece: it starts where the
+// piece ends, at the same latency, and goes on at the same rate of
+// departures and the same change of latency.
+func (q latencyPiece) continuedBy(n latencyPiece) bool {
+	if n.t0 != q.t1 || q.t1 <= q.t0 || n.t1 <= n.t0 {
+		return false
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
+	d, nd := q.t1-q.t0, n.t1-n.t0
+	return near(q.w1, n.w0) && near(q.mass/d, n.mass/nd) && near((q.w1-q.w0)/d, (n.w1-n.w0)/nd)
+}
+
+// LatencyStats are the latency percentiles of a set of records, weighted
+// by records.
+type LatencyStats struct {
+	Records float64 `json:"records"`
+	P50     float64 `json:"latency_p50_seconds"`
+	P99     float64 `json:"latency_p99_seconds"`
+	P999    float64 `json:"latency_p999_seconds"`
+	Max     float64 `json:"latency_max_seconds"`
+}
+
+// latencyQuantiles are the quantiles LatencyStats reports, in order.
+var latencyQuantiles = [...]float64{0.5, 0.99, 0.999}
+
+// latencyEdge is a change of the latency density at x: an atom of mass
+// (a piece whose latency does not move) or a step of density.
+type latencyEdge struct {
+	x, atom, density float64
+}
+
+// latencyOver computes the exact percentiles of the records leaving within
+// [a, b]. The latency distribution is a mixture of uniform distributions
+// (one per piece) and atoms, so its distribution function is piecewise
+// linear. The histogram finds the bucket each quantile falls in; only the
+// pieces reaching into that bucket are then swept, in order, to find the
+// quantile within it. So the cost is a few passes over the pieces and a
+// sort of the few that matter, not a sort of all of them.
+func latencyOver(pieces []latencyPiece, a, b float64) LatencyStats {
+	h := newLatencyHist()
+	for _, q := range pieces {
+		if c, ok := q.clip(a, b); ok {
+			h.add(c)
+		}
+	}
+	st := LatencyStats{Records: h.total(), Max: h.max}
+	if st.Records <= 0 {
+		return st
+	}
+	out := []*float64{&st.P50, &st.P99, &st.P999}
+	for k, q := range latencyQuantiles {
+		target := q * st.Records
+		i, below := h.find(target)
+		if i == 0 {
+			continue // latency 0 exactly
+		}
+		*out[k] = min(sweepBucket(pieces, a, b, h.lower(i), h.upper(i), below, target), st.Max)
+	}
+	return st
+}
+
+// sweepBucket finds the latency x in (lo, hi] at which the records below
+// x reach target, given that below records lie at or under lo.
+func sweepBucket(pieces []latencyPiece, a, b, lo, hi, below, target float64) float64 {
+	// Two passes: the first counts the edges, so that the second fills
+	// one slice of the right size.
+	n := 0
+	for _, q := range pieces {
+		if c, ok := q.clip(a, b); ok && max(c.w0, c.w1) > lo && min(c.w0, c.w1) <= hi {
+			n += 2
+		}
+	}
+	edges := make([]latencyEdge, 0, n)
+	for _, q := range pieces {
+		c, ok := q.clip(a, b)
+		if !ok {
+			continue
+		}
+		plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
+		if phi <= lo || plo > hi {
+			continue
+		}
+		if phi-plo <= 1e-12*max(1, phi) {
+			edges = append(edges, latencyEdge{x: phi, atom: c.mass})
+			continue
+		}
+		d := c.mass / (phi - plo)
+		edges = append(edges, latencyEdge{x: max(plo, lo), density: d})
+		if phi <= hi {
+			edges = append(edges, latencyEdge{x: phi, density: -d})
+		}
+	}
+	// A total order, so that the sums do not depend on the order events
+	// happened to produce the pieces in.
+	slices.SortFunc(edges, func(p, q latencyEdge) int {
+		switch {
+		case p.x != q.x:
+			return cmp.Compare(p.x, q.x)
+		case p.atom != q.atom:
+			return cmp.Compare(p.atom, q.atom)
+		}
+		return cmp.Compare(p.density, q.density)
+	})
+	cum, density, prev := below, 0.0, lo
+	for i := 0; i < len(edges); {
+		x := edges[i].x
+		if seg := density * (x - prev); seg > 0 {
+			if cum+seg >= target {
+				return prev + (target-cum)/density
+			}
+			cum += seg
+		}
+		for ; i < len(edges) && edges[i].x == x; i++ {
+			cum += edges[i].atom
+			density += edges[i].density
+		}
+		if cum >= target*(1-1e-12) {
+			return x
+		}
+		prev = x
+	}
+	if density > 0 {
+		return min(hi, prev+(target-cum)/density)
+	}
+	return prev
+}
+
+// latencyHist spreads records over the fixed buckets of latencyBounds:
+// mass[0] holds latency 0, mass[i] latencies in (bounds[i-1], bounds[i]],
+// the last one beyond.
+type latencyHist struct {
+	mass []float64
+	max  float64
+}
+
+func newLatencyHist() *latencyHist {
+	return &latencyHist{mass: make([]float64, len(latencyBounds)+1)}
+}
+
+// add spreads a piece's records evenly over its latency range, as they are.
+func (h *latencyHist) add(c latencyPiece) {
+	lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
+	h.max = max(h.max, hi)
+	if hi-lo <= 1e-12*max(1, hi) {
+		h.mass[bucketOf(hi)] += c.mass
+		return
+	}
+	for i := bucketOf(lo); i <= bucketOf(hi); i++ {
+		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
+			h.mass[i] += c.mass * w / (hi - lo)
+		}
+	}
+}
+
+func (h *latencyHist) lower(i int) float64 {
+	if i == 0 {
+		return 0
+	}
+	return latencyBounds[i-1]
+}
+
+func (h *latencyHist) upper(i int) float64 {
+	if i >= len(latencyBounds) {
+		return math.Inf(1)
+	}
+	return latencyBounds[i]
+}
+
+func (h *latencyHist) total() float64 {
+	t := 0.0
+	for _, m := range h.mass {
+		t += m
+	}
+	return t
+}
+
+// find returns the bucket in which the records reach target, and the
+// records in the buckets before it.
+func (h *latencyHist) find(target float64) (int, float64) {
+	cum := 0.0
+	last := 0
+	for i, m := range h.mass {
+		if m <= 0 {
+			continue
+		}
+		if cum+m >= target*(1-1e-12) {
+			return i, cum
+		}
+		cum += m
+		last = i
+	}
+	return last, cum - h.mass[last]
+}
+
+// quantile estimates the q-quantile by interpolating within the bucket it
+// falls in: exact at the bucket's bounds, for charts and episodes.
+func (h *latencyHist) quantile(q float64) float64 {
+	total := h.total()
+	if total <= 0 {
+		return 0
+	}
+	i, below := h.find(q * total)
+	if i == 0 {
+		return 0
+	}
+	lo, hi := h.lower(i), min(h.upper(i), h.max)
+	if hi <= lo {
+		return hi
+	}
+	return min(lo+(hi-lo)*(q*total-below)/h.mass[i], h.max)
+}
+
+// LatencyBucket is one bucket of the latency histogram: the records whose
+// latency lies in (Lower, Upper]; the first bucket holds latency 0 exactly.
+type LatencyBucket struct {
+	Lower   float64 `json:"lower_seconds"`
+	Upper   float64 `json:"upper_seconds"`
+	Records float64 `json:"records"`
+}
+
+// latencyBounds are the histogram's bucket bounds in seconds: 0, then 1,
+// 2, 5 per decade from 1ms to 100000s. They are fixed, so histograms of
+// two runs line up bucket by bucket.
+var latencyBounds = func() []float64 {
+	out := []float64{0}
+	for e := -3; e <= 5; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			out = append(out, m*math.Pow(10, float64(e)))
+		}
+	}
+	return out
+}()
+
+// latencyHistogram lists the records leaving within [a, b] by bucket;
+// only buckets that hold records are listed.
+func latencyHistogram(pieces []latencyPiece, a, b float64) []LatencyBucket {
+	h := newLatencyHist()
+	for _, q := range pieces {
+		if c, ok := q.clip(a, b); ok {
+			h.add(c)
+		}
+	}
+	out := []LatencyBucket{}
+	for i, m := range h.mass {
+		if m <= 0 {
+			continue
+		}
+		up := h.upper(i)
+		if math.IsInf(up, 1) {
+			up = math.MaxFloat64
+		}
+		out = append(out, LatencyBucket{Lower: h.lower(i), Upper: up, Records: m})
+	}
+	return out
+}
+
+// bucketOf returns the histogram bucket of latency w.
+func bucketOf(w float64) int {
+	if w <= 0 {
+		return 0
+	}
+	i, _ := slices.BinarySearch(latencyBounds, w)
+	return i
+}
+
+// LatencySeries are latency percentiles over virtual time: each point
+// covers the records that left in the step ending at Times[i].
+type LatencySeries struct {
+	Step  float64   `json:"step_seconds"`
+	Times []float64 `json:"times"`
+	P50   []float64 `json:"latency_p50_seconds"`
+	P99   []float64 `json:"latency_p99_seconds"`
+	Max   []float64 `json:"latency_max_seconds"`
+}
+
+// latencySeriesSteps is how many points a latency chart has.
+const latencySeriesSteps = 120
+
+// latencyOverTime computes the latency series over [a, b].
+func latencyOverTime(pieces []latencyPiece, a, b float64) LatencySeries {
+	s := LatencySeries{Times: []float64{}, P50: []float64{}, P99: []float64{}, Max: []float64{}}
+	if b <= a {
+		return s
+	}
+	step := (b - a) / latencySeriesSteps
+	s.Step = step
+	bounds := make([]float64, latencySeriesSteps+1)
+	for i := range bounds {
+		bounds[i] = a + float64(i)*step
+	}
+	bounds[latencySeriesSteps] = b
+	for i, st := range latencyWindows(pieces, bounds) {
+		s.Times = append(s.Times, bounds[i+1])
+		s.P50 = append(s.P50, st.P50)
+		s.P99 = append(s.P99, st.P99)
+		s.Max = append(s.Max, st.Max)
+	}
+	return s
+}
+
+// latencyWindows computes the latency of the records leaving in each
+// window [bounds[i], bounds[i+1]] (bounds ascending), from a histogram
+// per window: the maximum is exact, the percentiles are interpolated
+// within their 1-2-5 bucket. Each piece is cut only into the windows it
+// overlaps, and nothing is sorted.
+func latencyWindows(pieces []latencyPiece, bounds []float64) []LatencyStats {
+	n := len(bounds) - 1
+	if n <= 0 {
+		return nil
+	}
+	hists := make([]*latencyHist, n)
+	for i := range hists {
+		hists[i] = newLatencyHist()
+	}
+	for _, q := range pieces {
+		// The last window whose start is at or before the piece's start.
+		first, _ := slices.BinarySearch(bounds, q.t0)
+		if first == len(bounds) || bounds[first] > q.t0 {
+			first--
+		}
+		for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
+			if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
+				hists[i].add(c)
+			}
+			if q.t1 == q.t0 {
+				break // an instant belongs to one window
+			}
+		}
+	}
+	out := make([]LatencyStats, n)
+	for i, h := range hists {
+		out[i] = LatencyStats{Records: h.total(), P50: h.quantile(0.5), P99: h.quantile(0.99), P999: h.quantile(0.999), Max: h.max}
+	}
+	return out
+}
+
+// pieceLog holds the pieces of a run in fixed-size chunks, so that a long
+// run's millions of pieces are never copied to grow the store.
+type pieceLog struct {
+	chunks [][]latencyPiece
+	n      int
+	// flat is the last all(), kept while no piece is added.
+	flat []latencyPiece
+}
+
+const pieceChunk = 1 << 14
+
+// add appends a piece and returns its index.
+func (l *pieceLog) add(q latencyPiece) int {
+	if l.n%pieceChunk == 0 {
+		l.chunks = append(l.chunks, make([]latencyPiece, 0, pieceChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, q)
+	l.n++
+	return l.n - 1
+}
+
+// at returns the piece at index i, or nil if there is none.
+func (l *pieceLog) at(i int) *latencyPiece {
+	if i < 0 || i >= l.n {
+		return nil
+	}
+	return &l.chunks[i/pieceChunk][i%pieceChunk]
+}
+
+// all returns every piece in the order they were added, in one slice
+// (shared by the callers of one result; they only read it).
+func (l *pieceLog) all() []latencyPiece {
+	if l.flat != nil && len(l.flat) == l.n {
+		return l.flat
+	}
+	out := make([]latencyPiece, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	l.flat = out
+	return out
+}

@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// loadCurve is a topic's production over time: every partition of the
+// topic produces at its base rate times a factor that changes in steps
+// (the topic's load: steps). Its integral M gives the records produced so
+// far in units of the base rate, and its inverse the instant a record was
+// produced, which is what a record's latency is measured from.
+type loadCurve struct {
+	at     []float64 // seconds; at[0] = 0
+	factor []float64 // > 0
+	cum    []float64 // M(at[i])
+}
+
+// newLoadCurve builds the curve of a topic from its steps (sorted by At).
+func newLoadCurve(steps []LoadStep) *loadCurve {
+	c := &loadCurve{at: []float64{0}, factor: []float64{1}, cum: []float64{0}}
+	for _, s := range steps {
+		t := sec(s.At)
+		i := len(c.at) - 1
+		if t == c.at[i] {
+			c.factor[i] = s.Factor
+			continue
+		}
+		c.cum = append(c.cum, c.cum[i]+c.factor[i]*(t-c.at[i]))
+		c.at = append(c.at, t)
+		c.factor = append(c.factor, s.Factor)
+	}
+	return c
+}
+
+// factorAt is the factor in force at t.
+func (c *loadCurve) factorAt(t time.Duration) float64 {
+	i, found := slices.BinarySearch(c.at, sec(t))
+	if !found {
+		i--
+	}
+	return c.factor[i]
+}
+
+// m is the integral of the factor from 0 to t (seconds).
+func (c *loadCurve) m(t float64) float64 {
+	i, found := slices.BinarySearch(c.at, t)
+	if !found {
+		i--
+	}
+	i = max(i, 0)
+	return c.cum[i] + c.factor[i]*(t-c.at[i])
+}
+
+// inv is the instant at which the integral reached u: when the record at
+// that position was produced.
+func (c *loadCurve) inv(u float64) float64 {
+	i, found := slices.BinarySearch(c.cum, u)
+	if !found {
+		i--
+	}
+	i = max(i, 0)
+	return c.at[i] + (u-c.cum[i])/c.factor[i]
+}
+
+// breaks returns the integrals strictly between u0 and u1 at which the
+// factor changes.
+func (c *loadCurve) breaks(u0, u1 float64) []float64 {
+	lo, _ := slices.BinarySearch(c.cum, u0)
+	var out []float64
+	for i := lo; i < len(c.cum) && c.cum[i] < u1; i++ {
+		if c.cum[i] > u0 {
+			out = append(out, c.cum[i])
+		}
+	}
+	return out
+}
+
+// topicLoad is what the world knows of a topic's production: each
+// partition's base rate and the topic's load over time.
+type topicLoad struct {
+	spec  TopicSpec
+	rates []float64
+	curve *loadCurve
+}
+
+// newTopicLoad resolves a topic's partition rates: its list, else its
+// skew (drawn from the run's stream "skew/<topic>", so two protocols see
+// the same partitions hot), then its hot partitions over either.
+func newTopicLoad(t TopicSpec, s streams) *topicLoad {
+	tl := &topicLoad{spec: t, curve: newLoadCurve(t.Load)}
+	n := int(t.Partitions)
+	rates := make([]float64, n)
+	for i := range rates {
+		rates[i] = t.Rate
+		if i < len(t.Rates) {
+			rates[i] = t.Rates[i]
+		}
+	}
+	if t.Skew != nil && n > 0 {
+		rng := s.Stream("skew/" + t.Name)
+		weights := make([]float64, n)
+		switch t.Skew.Dist {
+		case "zipf":
+			for rank, i := range rng.Perm(n) {
+				weights[i] = math.Pow(float64(rank+1), -t.Skew.S)
+			}
+		case "lognormal":
+			for i := range weights {
+				weights[i] = math.Exp(t.Skew.Sigma * rng.NormFloat64())
+			}
+		}
+		sum := 0.0
+		for _, w := range weights {
+			sum += w
+		}
+		for i, w := range weights {
+			rates[i] = t.Rate * float64(n) * w / sum
+		}
+	}
+	if t.Hot != nil {
+		for _, p := range t.Hot.Partitions {
+			if int(p) < n {
+				rates[p] = t.Hot.Rate
+			}
+		}
+	}
+	tl.rates = rates
+	return tl
+}
+
+// rate is partition p's base rate; partitions added later produce at the
+// topic's rate.
+func (tl *topicLoad) rate(p int32) float64 {
+	if int(p) < len(tl.rates) {
+		return tl.rates[p]
+	}
+	return tl.spec.Rate
+}
+
+// SetLoad applies the topic's load factor now to each of its partitions.
+// Their owners share their capacity again, as the demands changed.
+func (l *ledger) SetLoad(topic string) {
+	t := l.now()
+	l.catchUp(t)
+	var changed, procs []int
+	for _, idx := range l.topicIndex[topic] {
+		p := l.parts[idx]
+		if p.base*p.curve.factorAt(t) != p.rate {
+			changed = append(changed, idx)
+			for _, o := range p.owners {
+				procs = append(procs, o.proc)
+			}
+		}
+	}
+	slices.Sort(procs)
+	procs = slices.Compact(procs)
+	touched := slices.Clone(changed)
+	for _, proc := range procs {
+		touched = append(touched, l.procs[proc].owned...)
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	for _, idx := range touched {
+		l.advanceTo(idx, t)
+	}
+	for _, idx := range changed {
+		p := l.parts[idx]
+		p.rate = p.base * p.curve.factorAt(t)
+	}
+	for _, proc := range procs {
+		l.allocate(proc)
+	}
+	for _, idx := range touched {
+		l.refresh(idx)
+	}
+}

@@ -1,0 +1,138 @@
+package sim
+
+import (
+	"cmp"
+	"container/heap"
+	"math"
+	"slices"
+	"time"
+)
+
+// A member's processing capacity is shared over the partitions it
+// processes by demand, max-min fair: a partition with no lag needs only
+// its production rate and leaves the rest to the others, and partitions
+// with lag (which would take any amount) share what is left equally. So a
+// hot partition saturates its owner while the owner's cold partitions
+// take only what they produce, and a member's backlog drains with all of
+// its spare capacity.
+//
+// Demands change only when a partition runs out of lag (its demand falls
+// to its rate) or when something changes the process, its partitions or
+// their rates; the last are ledger changes already. The first happens
+// between changes, at the instants in the zeros heap, and catchUp applies
+// them in time order before the ledger moves past them.
+
+// allocate shares proc's capacity over the partitions it processes now.
+func (l *ledger) allocate(proc int) { l.allocateAt(proc, l.now()) }
+
+// allocateAt shares proc's capacity as the partitions' lags are at t.
+func (l *ledger) allocateAt(proc int, t time.Duration) {
+	pr := l.procs[proc]
+	type demand struct {
+		o    *ownership
+		need float64 // +Inf while the partition has lag
+		idx  int
+	}
+	ds := make([]demand, 0, pr.processingCount)
+	for _, idx := range pr.owned {
+		o := l.ownershipOf(idx, proc)
+		if o == nil {
+			continue
+		}
+		o.alloc = 0
+		if !pr.running() || o.revoking {
+			continue
+		}
+		p := l.parts[idx]
+		need := p.rate
+		if l.lagAt(p, t) > 0 {
+			need = math.Inf(1)
+		}
+		ds = append(ds, demand{o, need, idx})
+	}
+	slices.SortFunc(ds, func(a, b demand) int { return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx)) })
+	left := pr.rate
+	for i, d := range ds {
+		fair := left / float64(len(ds)-i)
+		d.o.alloc = min(d.need, fair)
+		left -= d.o.alloc
+	}
+}
+
+// catchUp applies, in time order, every instant up to t at which a
+// partition ran out of lag: the partition is pinned at zero and its
+// owners' capacity is shared again from that instant. Partitions that run
+// out at one instant are handled together, so that an owner whose
+// partitions drain at once is shared again once.
+func (l *ledger) catchUp(t time.Duration) {
+	if l.catching {
+		return
+	}
+	l.catching = true
+	defer func() { l.catching = false }()
+	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
+		at := l.zeros.items[0].at
+		l.startLagPath(at)
+		if l.lagPath.started && at >= l.windowStart {
+			l.lagPath.record(at, l.sumLag(at))
+		}
+		var procs []int
+		for l.zeros.Len() > 0 && l.zeros.items[0].at == at {
+			z := heap.Pop(&l.zeros).(zeroAt)
+			p := z.part
+			if z.ver != p.zeroVer || !p.active {
+				continue
+			}
+			l.advanceTo(p.idx, at)
+			l.sumA -= p.lag - p.slope*sec(p.lagT)
+			l.sumS -= p.slope
+			p.active = false
+			p.lag, p.lagT, p.slope = 0, at, 0
+			p.zeroVer++
+			for _, o := range p.owners {
+				procs = append(procs, o.proc)
+			}
+		}
+		slices.Sort(procs)
+		for _, proc := range slices.Compact(procs) {
+			l.reshare(proc, at)
+		}
+	}
+}
+
+// reshare shares proc's capacity again at t, when one of its partitions
+// ran out of lag. Only partitions that still have lag can take the spare
+// capacity: with none, the shares stay as they are.
+func (l *ledger) reshare(proc int, t time.Duration) {
+	pr := l.procs[proc]
+	if !pr.running() || pr.processingCount < 2 {
+		return
+	}
+	lagging := false
+	for _, idx := range pr.owned {
+		if p := l.parts[idx]; p.active && l.lagAt(p, t) > 0 {
+			lagging = true
+			break
+		}
+	}
+	if !lagging {
+		return
+	}
+	// Only partitions whose share changes need bringing up to t: the
+	// accounting up to t does not depend on the shares, only on the lag
+	// lines, which change below.
+	before := make([]float64, len(pr.owned))
+	for i, idx := range pr.owned {
+		if o := l.ownershipOf(idx, proc); o != nil {
+			before[i] = o.alloc
+		}
+	}
+	l.allocateAt(proc, t)
+	for i, idx := range pr.owned {
+		if o := l.ownershipOf(idx, proc); o != nil && o.alloc != before[i] {
+			p := l.parts[idx]
+			l.advanceTo(idx, t)
+			l.refreshSlope(p, l.processingOwner(p, idx), t)
+		}
+	}
+}
