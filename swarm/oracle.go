@@ -43,8 +43,12 @@ type Failure struct {
 	// finding's kind and, for a join failure, Kafka's error code.
 	Key    string
 	Detail string
-	// Members are the members the finding names.
+	// Members are the members the finding names; At is when the finding
+	// was made, in seconds of virtual time.
 	Members []string
+	At      float64
+	// Partitions are the partitions the finding names.
+	Partitions []string
 }
 
 func (f Failure) String() string {
@@ -175,7 +179,7 @@ func judgeRun(st *state, r *sim.Result) []Failure {
 	for _, f := range r.Findings {
 		switch {
 		case f.Safety:
-			out = append(out, Failure{Class: Safety, Key: f.Kind, Detail: describe(f), Members: f.Members})
+			out = append(out, Failure{Class: Safety, Key: f.Kind, Detail: describe(f), Members: f.Members, At: f.At, Partitions: f.Partitions})
 		case f.Kind == "join_failure":
 			out = append(out, Failure{Class: Liveness, Key: f.Kind + ":" + errorCode(f.Detail), Detail: describe(f), Members: f.Members})
 		case f.Kind == "not_converged":
@@ -183,7 +187,7 @@ func judgeRun(st *state, r *sim.Result) []Failure {
 			if len(f.Members) > 0 {
 				key = f.Kind + ":members"
 			}
-			out = append(out, Failure{Class: Liveness, Key: key, Detail: describe(f), Members: f.Members})
+			out = append(out, Failure{Class: Liveness, Key: key, Detail: describe(f), Members: f.Members, Partitions: f.Partitions})
 		}
 	}
 	if bad := badMetrics(r.Metrics); bad != "" {
