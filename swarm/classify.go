@@ -73,7 +73,64 @@ func hazards() []hazard {
 					!slices.ContainsFunc(f.Partitions, func(p string) bool { return !addedBeforeStaticReturn(s, p) })
 			},
 		},
+		{
+			// A classic member the coordinator removed while its JoinGroup
+			// was lost (a network partition) goes on believing it owns its
+			// partitions until that JoinGroup times out, then rejoins with
+			// its old member id. A consumer group, as the group has become
+			// meanwhile, takes it back as a new member
+			// (GroupMetadataManager.classicGroupJoinToConsumerGroup calls
+			// getOrMaybeSubscribeDynamicConsumerGroupMember with
+			// createIfNotExists), so it is a current member again, still
+			// claiming what others now own, until its SyncGroup response
+			// makes it revoke. A classic group would answer
+			// UNKNOWN_MEMBER_ID. Matched when an owner was already a
+			// zombie (found processing after its removal) and speaks the
+			// classic protocol then, in a group that migrates.
+			name: "classic member removed while away rejoined a consumer group with its old member id (GroupMetadataManager.classicGroupJoinToConsumerGroup re-creates it)",
+			match: func(s *Spec, f Failure) bool {
+				return classic(f) && f.Key == "double_ownership" && migrates(s) &&
+					slices.ContainsFunc(f.Zombies, func(m string) bool { return classicAt(s, m, f.At) })
+			},
+		},
+		{
+			// A classic member inside a consumer group that is told to
+			// revoke a partition but is frozen (stalled, paused or cut off)
+			// still owns it when the group converts back to classic and
+			// then to a consumer group again: the downgrade gives each
+			// classic member its target assignment
+			// (ClassicGroup.fromConsumerGroup serializes the consumer
+			// group's targetAssignment), the upgrade takes that as what the
+			// member owns (ConsumerGroup.fromClassicGroup), so the pending
+			// revocation is forgotten and the partition goes to another
+			// member while the frozen one still claims it. Matched when an
+			// owner speaks the classic protocol and is frozen at the
+			// finding, in a group where a member on the consumer protocol
+			// left or restarted before it (the downgrade; its return is
+			// the upgrade).
+			name: "classic member's pending revocation lost across an online downgrade and upgrade (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)",
+			match: func(s *Spec, f Failure) bool {
+				return classic(f) && f.Key == "double_ownership" && migrates(s) && consumerMembersBounce(s, f.At) &&
+					slices.ContainsFunc(f.Members, func(m string) bool { return classicAt(s, m, f.At) && frozenAt(s, m, f.At) })
+			},
+		},
 	}
+}
+
+// consumerMembersBounce reports whether, before the given second, a
+// member on the consumer protocol leaves, crashes or restarts in s: what
+// can leave only classic members in the group (an online downgrade)
+// until it is back.
+func consumerMembersBounce(s *Spec, at float64) bool {
+	t := time.Duration(at * float64(time.Second))
+	return slices.ContainsFunc(s.Events, func(e Event) bool {
+		switch e.Kind {
+		case "crash", "leave", "restart", "rolling_restart":
+			before := (e.At - 1).Seconds()
+			return e.At < t && slices.ContainsFunc(e.Members, func(m string) bool { return !classicAt(s, m, before) })
+		}
+		return false
+	})
 }
 
 // classic reports whether f is of a classic protocol's run.
@@ -239,61 +296,36 @@ func Classify(s *Spec, f Failure, run []Failure) string {
 // but does not fail the run, so that CI catches new defects while these
 // are being fixed. Remove an entry once its fix is in.
 func KnownDefect(s *Spec, f Failure) string {
-	switch {
-	case classic(f) && f.Key == "not_converged:members" && strings.Contains(f.Detail, "group state PREPARING_REBALANCE") &&
-		slices.ContainsFunc(f.Members, func(m string) bool { return cutOff(s, m) }):
-		// Found by this swarm (seed 101): a classic group stays in its
-		// join phase for good after a member was cut off or frozen and
-		// fenced; the members named are still pending.
-		return "classic member never rejoins after being fenced"
-	case classic(f) && f.Key == "double_ownership" && migrates(s) &&
-		slices.ContainsFunc(f.Members, func(m string) bool { return speaksConsumer(s, m) }):
-		// Found by this swarm (seeds 17, 33, 38, 51, 79, 98, 134, 146 and
-		// more of 1-300): a partition is owned by a classic member and a
-		// consumer-protocol member at once in a group converting between
-		// the two. Until seed 300 these hid under "classic static member
-		// double ownership": every shrunk reproducer of that family keeps a
-		// member moving onto the consumer protocol, and the ones that keep
-		// only a static member are the hazard above.
-		return "double ownership during the KIP-848 online migration"
-	case classic(f) && f.Key == "double_ownership" && migrates(s):
-		// Found by this swarm (seeds 51, 98, 148, 196, 232, 261, 263, 300
-		// of 1-300), also hidden until now under "classic static member
-		// double ownership": in a group that converts between the
-		// protocols, two members that both speak the classic protocol own
-		// one partition at once; neither is a frozen static member. Its
-		// mechanism is not yet traced.
-		return "double ownership between two classic members in a migrating group"
+	if classic(f) && f.Key == "double_ownership" && migrates(s) &&
+		slices.ContainsFunc(f.Members, func(m string) bool { return classicAt(s, m, f.At) }) &&
+		slices.ContainsFunc(f.Members, func(m string) bool { return !classicAt(s, m, f.At) }) {
+		// Found by this swarm (seed 409 of 1-500; its reproducer is
+		// testdata/known/safety-cooperative-seed409.yaml): after a classic
+		// group is upgraded while it prepares a rebalance, a classic
+		// member that was cut off and is back holds a partition that the
+		// consumer group hands to a consumer-protocol member, for about a
+		// session timeout. Neither migration hazard fits (the classic
+		// owner is not frozen then, and was not removed before).
+		return "double ownership between a classic and a consumer-protocol member after an online upgrade"
 	}
 	return ""
 }
 
-// speaksConsumer reports whether member id runs the consumer protocol at
-// some point of s: from the start or after a restart.
-func speaksConsumer(s *Spec, id string) bool {
+// classicAt reports whether member id speaks the classic protocol at the
+// given second: it did from the start and no restart before then moved
+// it onto the consumer protocol, or a later restart moved it back.
+func classicAt(s *Spec, id string, at float64) bool {
+	t := time.Duration(at * float64(time.Second))
+	consumer := false
 	for _, m := range s.Members {
-		if m.ID == id && (m.Settings.Protocol == "nextgen" || m.Settings.GroupProtocol == "consumer") {
-			return true
+		if m.ID == id {
+			consumer = m.Settings.Protocol == "nextgen" || m.Settings.GroupProtocol == "consumer"
 		}
 	}
 	for _, e := range s.Events {
-		if e.Set.GroupProtocol == "consumer" && slices.Contains(e.Members, id) {
-			return true
+		if e.Set.GroupProtocol != "" && e.At <= t && slices.Contains(e.Members, id) {
+			consumer = e.Set.GroupProtocol == "consumer"
 		}
 	}
-	return false
-}
-
-// cutOff reports whether member id was paused, stalled or cut off from
-// the network at some point of s.
-func cutOff(s *Spec, id string) bool {
-	for _, e := range s.Events {
-		switch e.Kind {
-		case "pause", "stall", "network_partition":
-			if slices.Contains(e.Members, id) {
-				return true
-			}
-		}
-	}
-	return false
+	return !consumer
 }

@@ -95,46 +95,65 @@ func TestClassifyClassicStaticHazards(t *testing.T) {
 	}
 }
 
-// TestKnownDefectSignatures: each open defect's signature takes its own
-// mechanism only; a double ownership or a stuck group of the same broad
-// shape but another mechanism is a new defect ("").
-func TestKnownDefectSignatures(t *testing.T) {
-	// The shape of seed 146: c3 runs the consumer protocol, c5 classic.
-	mixed := &Spec{Description: "mixed classic and consumer-protocol group", Members: []Member{{ID: "c3", Settings: Settings{Protocol: "nextgen"}}, {ID: "c5", Settings: Settings{Protocol: "cooperative"}}}}
-	// The shape of seed 232: c29 restarts onto the consumer protocol;
-	// c31 and c34 stay classic.
-	upgrade := &Spec{Members: []Member{{ID: "c29"}, {ID: "c31"}, {ID: "c34"}},
-		Events: []Event{{At: time.Minute, Kind: "rolling_restart", Members: []string{"c29"}, For: 3 * time.Second, Set: Settings{GroupProtocol: "consumer"}}}}
-	// Classic only, a static member and no migration: what the old
-	// "classic static member double ownership" signature took.
-	plainStatic := &Spec{Members: []Member{{ID: "c1"}, {ID: "c2", Settings: Settings{Static: true}}}}
-	// The shape of seed 101: c12 is cut off the network.
-	cut := &Spec{Members: []Member{{ID: "c12"}, {ID: "c13"}},
-		Events: []Event{{At: time.Minute, Kind: "network_partition", Members: []string{"c12"}, For: 23 * time.Second}}}
-	double := func(members ...string) Failure {
-		return Failure{Class: Safety, Protocol: "cooperative", Key: "double_ownership", Members: members}
+// TestMigrationSignatures: the two migration hazards and the open
+// defect take their own mechanism only; a double ownership of the same
+// broad shape with another mechanism is a new defect ("").
+func TestMigrationSignatures(t *testing.T) {
+	const (
+		lostRevocation = "classic member's pending revocation lost across an online downgrade and upgrade (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)"
+		zombieRejoin   = "classic member removed while away rejoined a consumer group with its old member id (GroupMetadataManager.classicGroupJoinToConsumerGroup re-creates it)"
+		upgrade        = "double ownership between a classic and a consumer-protocol member after an online upgrade"
+	)
+	// The shape of seed 51: c1 restarts onto the consumer protocol at
+	// 20s for 19.6s and is restarted again at 47.4s (the downgrade, then
+	// the upgrade); classic c3 stalls from 32.5s for 73.2s.
+	bounce := &Spec{
+		Members: []Member{{ID: "c1"}, {ID: "c3"}},
+		Events: []Event{
+			{At: 20 * time.Second, Kind: "restart", Members: []string{"c1"}, For: 19622 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}},
+			{At: 32496 * time.Millisecond, Kind: "stall", Members: []string{"c3"}, For: 73176 * time.Millisecond},
+			{At: 47411 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c1"}, Interval: 20 * time.Second, For: 3 * time.Second},
+		},
 	}
-	stuck := func(state string, members ...string) Failure {
-		return Failure{Class: Liveness, Protocol: "eager", Key: "not_converged:members", Members: members,
-			Detail: "not_converged (the group was not stable at the horizon: 1 members pending, group state " + state + ")"}
+	// The shape of seed 409: classic c11 is cut off from 48.6s for
+	// 45.7s; c1 restarts onto the consumer protocol at 88.4s.
+	upgraded := &Spec{
+		Members: []Member{{ID: "c1"}, {ID: "c11"}},
+		Events: []Event{
+			{At: 48645 * time.Millisecond, Kind: "network_partition", Members: []string{"c11"}, For: 45749 * time.Millisecond},
+			{At: 88368 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c1"}, Interval: 15 * time.Second, For: 3 * time.Second, Set: Settings{GroupProtocol: "consumer"}},
+		},
+	}
+	plain := &Spec{Members: []Member{{ID: "c1"}, {ID: "c2", Settings: Settings{Static: true}}}}
+	double := func(at float64, zombies []string, members ...string) Failure {
+		return Failure{Class: Safety, Protocol: "cooperative", Key: "double_ownership", Members: members, At: at, Zombies: zombies}
 	}
 	for _, tc := range []struct {
-		name string
-		spec *Spec
-		f    Failure
-		want string
+		name         string
+		spec         *Spec
+		f            Failure
+		hazard, want string
 	}{
-		{"classic and consumer owners", mixed, double("c5", "c3"), "double ownership during the KIP-848 online migration"},
-		{"owner restarted onto the consumer protocol", upgrade, double("c34", "c29"), "double ownership during the KIP-848 online migration"},
-		{"two classic owners in a migrating group", upgrade, double("c34", "c31"), "double ownership between two classic members in a migrating group"},
-		{"static member, no migration, not frozen", plainStatic, double("c1", "c2"), ""},
-		{"stuck in the join phase after a cut", cut, stuck("PREPARING_REBALANCE", "c12"), "classic member never rejoins after being fenced"},
-		{"stuck, the pending member never cut off", cut, stuck("PREPARING_REBALANCE", "c13"), ""},
-		{"stuck in another state", cut, stuck("COMPLETING_REBALANCE", "c12"), ""},
-		{"unowned partitions without a static return", plainStatic, Failure{Class: Liveness, Protocol: "eager", Key: "not_converged:partitions", Partitions: []string{"t1-3"}}, ""},
+		// 50.6s: c1 is back on the consumer protocol, c3 still stalled.
+		{"frozen classic owner after the bounce", bounce, double(50.6, nil, "c3", "c1"), lostRevocation, ""},
+		// 120s: the stall is over; nothing explains it.
+		{"classic owner no longer frozen", bounce, double(120, nil, "c3", "c1"), "", upgrade},
+		// c11 was a zombie before the finding: it rejoined with its old id.
+		{"zombie classic owner rejoins", upgraded, double(120.9, []string{"c11"}, "c11", "c1"), zombieRejoin, ""},
+		// The zombie is the consumer-protocol member: not the classic path.
+		{"zombie on the consumer protocol", upgraded, double(120.9, []string{"c1"}, "c11", "c1"), "", upgrade},
+		// Seed 409 itself: c11 is back from its cut at 94.4s and no zombie.
+		{"classic and consumer owners after an upgrade", upgraded, double(120.9, nil, "c11", "c1"), "", upgrade},
+		// Before 88.4s c1 is classic too: two classic owners are new.
+		{"two classic owners in a migrating group", upgraded, double(60, nil, "c11", "c1"), "", ""},
+		{"static member, no migration, not frozen", plain, double(60, nil, "c1", "c2"), "", ""},
+		{"stuck group", plain, Failure{Class: Liveness, Protocol: "eager", Key: "not_converged:members", Members: []string{"c1"}}, "", ""},
 	} {
-		if got := KnownDefect(tc.spec, tc.f); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		if got := Classify(tc.spec, tc.f, nil); got != tc.hazard {
+			t.Errorf("%s: hazard %q, want %q", tc.name, got, tc.hazard)
+		}
+		if got := KnownDefect(tc.spec, tc.f); tc.hazard == "" && got != tc.want {
+			t.Errorf("%s: known %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

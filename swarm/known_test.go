@@ -20,11 +20,9 @@ func TestKnownDefectsStillFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One reproducer per open family: the migration's classic and
-	// consumer-protocol owners, two classic owners in a migrating group,
-	// and the classic member that never rejoins.
-	if len(files) != 3 {
-		t.Fatalf("found %d reproducers in testdata/known, want 3", len(files))
+	// One reproducer per open family of KnownDefect: there is one.
+	if len(files) != 1 {
+		t.Fatalf("found %d reproducers in testdata/known, want 1", len(files))
 	}
 	for _, file := range files {
 		parts := strings.Split(strings.TrimSuffix(filepath.Base(file), ".yaml"), "-")
