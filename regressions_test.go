@@ -261,3 +261,44 @@ func TestCommitsAsKafkaMakesThem(t *testing.T) {
 		t.Errorf("with commit_on_revoke: duplicate_records %v; want 0 everywhere", listener)
 	}
 }
+
+// A classic member that was leader once, with stale metadata, and is not
+// any more must stop watching the metadata: found by rebalsim swarm
+// (seed 101). c12 leads generation 3 with t3 at one partition (t3 grew to
+// two at 82.6s; the leader's metadata is five minutes old), is cut off
+// and expired, and rejoins as a follower. It used to keep the partition
+// count it had assigned and rejoin at each of its metadata refreshes
+// (every metadata.max.age.ms, 5 min) for good, so the group was never
+// stable for long and was mid-rebalance at the horizon.
+func TestFormerLeaderStopsWatchingMetadata(t *testing.T) {
+	const src = `name: former-leader
+seed: 101
+duration: 20m0.619s
+protocols: [eager, cooperative]
+topics: [{name: t3, partitions: 1, rate: 60}]
+network: {latency: 1ms}
+group: {initial_rebalance_delay: 0s}
+defaults: {session_timeout: 10s, heartbeat_interval: 1s}
+members: [{id: c12}, {id: c13}, {id: c16}]
+events:
+  - {at: 1m22.573s, add_partitions: {topic: t3, partitions: 2}}
+  - {at: 1m28.604s, leave: c13}
+  - {at: 1m58.403s, network_partition: {members: [c12], for: 23.067s}}
+  - {at: 8m24.619s, start: c13}
+`
+	for _, r := range runYAML(t, src, rebalsim.Options{}) {
+		for _, f := range r.Findings {
+			if f.Kind == "not_converged" {
+				t.Errorf("%s: %s at %gs: %s", r.Protocol, f.Kind, f.At, f.Detail)
+			}
+		}
+		// Five rebalances: c13 leaves (88.6s), c12 expires (128.4s), c12
+		// rejoins (149.4s), the leader c16's metadata refresh at about
+		// 300s sees t3's second partition, and c13 starts (504.6s). The
+		// former leader added one at each of its refreshes after that
+		// (600s, 900s).
+		if r.Metrics.Rebalances != 5 {
+			t.Errorf("%s: %d rebalances, want 5", r.Protocol, r.Metrics.Rebalances)
+		}
+	}
+}

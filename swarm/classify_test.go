@@ -1,6 +1,9 @@
 package swarm
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestClassify: the hazards match only their own signature, a pending
 // member shares the hazard that refused it, and anything else is a defect.
@@ -30,6 +33,127 @@ func TestClassify(t *testing.T) {
 	} {
 		if got := Classify(tc.spec, tc.f, tc.run) != ""; got != tc.hazard {
 			t.Errorf("%s: hazard %v, want %v", tc.name, got, tc.hazard)
+		}
+	}
+}
+
+// TestClassifyClassicStaticHazards: the two classic static-membership
+// hazards match their mechanism and nothing that merely looks alike.
+func TestClassifyClassicStaticHazards(t *testing.T) {
+	// The shape of seed 186, shrunk: c2 is static and stalls from 94.674s
+	// for 48.842s; c1 is dynamic.
+	stalled := &Spec{
+		Members: []Member{{ID: "c1"}, {ID: "c2", Settings: Settings{Static: true}}},
+		Events:  []Event{{At: 94674 * time.Millisecond, Kind: "stall", Members: []string{"c2"}, For: 48842 * time.Millisecond}},
+	}
+	double := func(at float64, members ...string) Failure {
+		return Failure{Class: Safety, Protocol: "eager", Key: "double_ownership", Members: members, At: at}
+	}
+	// The shape of seed 198, shrunk: t2 has one partition, static c2
+	// leaves at 20s, t2 grows to 2 at 27.92s and c2 is back at 29.896s.
+	away := &Spec{
+		Topics:   []Topic{{Name: "t2", Partitions: 1}},
+		Defaults: Settings{Static: true},
+		Members:  []Member{{ID: "c2"}},
+		Events: []Event{
+			{At: 20 * time.Second, Kind: "leave", Members: []string{"c2"}},
+			{At: 27920 * time.Millisecond, Kind: "add_partitions", Topic: "t2", Count: 2},
+			{At: 29896 * time.Millisecond, Kind: "start", Members: []string{"c2"}},
+		},
+	}
+	// The same growth after c2 is back: a leader that was there saw it.
+	back := *away
+	back.Events = []Event{away.Events[0], away.Events[2], {At: 40 * time.Second, Kind: "add_partitions", Topic: "t2", Count: 2}}
+	unowned := func(protocol string, partitions ...string) Failure {
+		return Failure{Class: Liveness, Protocol: protocol, Key: "not_converged:partitions", Partitions: partitions}
+	}
+	for _, tc := range []struct {
+		name   string
+		spec   *Spec
+		f      Failure
+		hazard bool
+	}{
+		// 128.88s: the leader's assignment lands while c2 is stalled.
+		{"static owner stalled", stalled, double(128.88, "c1", "c2"), true},
+		// 150s: after the stall, c2 is not frozen: a defect.
+		{"static owner no longer stalled", stalled, double(150, "c1", "c2"), false},
+		{"stalled owner is not in the finding", stalled, double(128.88, "c1", "c3"), false},
+		{"consumer protocol is not the classic hazard", stalled, Failure{Class: Safety, Protocol: "nextgen", Key: "double_ownership", Members: []string{"c1", "c2"}, At: 128.88}, false},
+		{"added while the static leader was away", away, unowned("cooperative", "t2-1"), true},
+		// t2-0 existed from the start: its being unowned is something else.
+		{"an original partition unowned", away, unowned("cooperative", "t2-0", "t2-1"), false},
+		{"added after the static member came back", &back, unowned("cooperative", "t2-1"), false},
+		{"nextgen assigns new partitions itself", away, unowned("nextgen", "t2-1"), false},
+	} {
+		got := Classify(tc.spec, tc.f, nil)
+		if (got != "") != tc.hazard {
+			t.Errorf("%s: hazard %q, want a hazard: %v", tc.name, got, tc.hazard)
+		}
+		if tc.hazard && KnownDefect(tc.spec, tc.f) != "" {
+			t.Errorf("%s: also a known defect", tc.name)
+		}
+	}
+}
+
+// TestMigrationSignatures: the two migration hazards and the open
+// defect take their own mechanism only; a double ownership of the same
+// broad shape with another mechanism is a new defect ("").
+func TestMigrationSignatures(t *testing.T) {
+	const (
+		lostRevocation = "classic member's pending revocation lost across an online downgrade and upgrade (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)"
+		zombieRejoin   = "classic member removed while away rejoined a consumer group with its old member id (GroupMetadataManager.classicGroupJoinToConsumerGroup re-creates it)"
+		upgrade        = "double ownership between a classic and a consumer-protocol member after an online upgrade"
+	)
+	// The shape of seed 51: c1 restarts onto the consumer protocol at
+	// 20s for 19.6s and is restarted again at 47.4s (the downgrade, then
+	// the upgrade); classic c3 stalls from 32.5s for 73.2s.
+	bounce := &Spec{
+		Members: []Member{{ID: "c1"}, {ID: "c3"}},
+		Events: []Event{
+			{At: 20 * time.Second, Kind: "restart", Members: []string{"c1"}, For: 19622 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}},
+			{At: 32496 * time.Millisecond, Kind: "stall", Members: []string{"c3"}, For: 73176 * time.Millisecond},
+			{At: 47411 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c1"}, Interval: 20 * time.Second, For: 3 * time.Second},
+		},
+	}
+	// The shape of seed 409: classic c11 is cut off from 48.6s for
+	// 45.7s; c1 restarts onto the consumer protocol at 88.4s.
+	upgraded := &Spec{
+		Members: []Member{{ID: "c1"}, {ID: "c11"}},
+		Events: []Event{
+			{At: 48645 * time.Millisecond, Kind: "network_partition", Members: []string{"c11"}, For: 45749 * time.Millisecond},
+			{At: 88368 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c1"}, Interval: 15 * time.Second, For: 3 * time.Second, Set: Settings{GroupProtocol: "consumer"}},
+		},
+	}
+	plain := &Spec{Members: []Member{{ID: "c1"}, {ID: "c2", Settings: Settings{Static: true}}}}
+	double := func(at float64, zombies []string, members ...string) Failure {
+		return Failure{Class: Safety, Protocol: "cooperative", Key: "double_ownership", Members: members, At: at, Zombies: zombies}
+	}
+	for _, tc := range []struct {
+		name         string
+		spec         *Spec
+		f            Failure
+		hazard, want string
+	}{
+		// 50.6s: c1 is back on the consumer protocol, c3 still stalled.
+		{"frozen classic owner after the bounce", bounce, double(50.6, nil, "c3", "c1"), lostRevocation, ""},
+		// 120s: the stall is over; nothing explains it.
+		{"classic owner no longer frozen", bounce, double(120, nil, "c3", "c1"), "", upgrade},
+		// c11 was a zombie before the finding: it rejoined with its old id.
+		{"zombie classic owner rejoins", upgraded, double(120.9, []string{"c11"}, "c11", "c1"), zombieRejoin, ""},
+		// The zombie is the consumer-protocol member: not the classic path.
+		{"zombie on the consumer protocol", upgraded, double(120.9, []string{"c1"}, "c11", "c1"), "", upgrade},
+		// Seed 409 itself: c11 is back from its cut at 94.4s and no zombie.
+		{"classic and consumer owners after an upgrade", upgraded, double(120.9, nil, "c11", "c1"), "", upgrade},
+		// Before 88.4s c1 is classic too: two classic owners are new.
+		{"two classic owners in a migrating group", upgraded, double(60, nil, "c11", "c1"), "", ""},
+		{"static member, no migration, not frozen", plain, double(60, nil, "c1", "c2"), "", ""},
+		{"stuck group", plain, Failure{Class: Liveness, Protocol: "eager", Key: "not_converged:members", Members: []string{"c1"}}, "", ""},
+	} {
+		if got := Classify(tc.spec, tc.f, nil); got != tc.hazard {
+			t.Errorf("%s: hazard %q, want %q", tc.name, got, tc.hazard)
+		}
+		if got := KnownDefect(tc.spec, tc.f); tc.hazard == "" && got != tc.want {
+			t.Errorf("%s: known %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -43,8 +43,16 @@ type Failure struct {
 	// finding's kind and, for a join failure, Kafka's error code.
 	Key    string
 	Detail string
-	// Members are the members the finding names.
+	// Members are the members the finding names; At is when the finding
+	// was made, in seconds of virtual time.
 	Members []string
+	At      float64
+	// Partitions are the partitions the finding names.
+	Partitions []string
+	// Zombies are the members of a safety finding that the run had
+	// already found processing after the coordinator fenced or removed
+	// them (sim's zombie_processing), at or before At.
+	Zombies []string
 }
 
 func (f Failure) String() string {
@@ -172,10 +180,26 @@ func Judge(s *Spec, f *File, models sim.Models) []Failure {
 // judgeRun applies the swarm's three oracles to one result.
 func judgeRun(st *state, r *sim.Result) []Failure {
 	var out []Failure
+	zombie := map[string]float64{} // member → when it was first found a zombie
+	for _, f := range r.Findings {
+		if f.Kind == "zombie_processing" {
+			for _, m := range f.Members {
+				if at, ok := zombie[m]; !ok || f.At < at {
+					zombie[m] = f.At
+				}
+			}
+		}
+	}
 	for _, f := range r.Findings {
 		switch {
 		case f.Safety:
-			out = append(out, Failure{Class: Safety, Key: f.Kind, Detail: describe(f), Members: f.Members})
+			var zombies []string
+			for _, m := range f.Members {
+				if at, ok := zombie[m]; ok && at <= f.At {
+					zombies = append(zombies, m)
+				}
+			}
+			out = append(out, Failure{Class: Safety, Key: f.Kind, Detail: describe(f), Members: f.Members, At: f.At, Partitions: f.Partitions, Zombies: zombies})
 		case f.Kind == "join_failure":
 			out = append(out, Failure{Class: Liveness, Key: f.Kind + ":" + errorCode(f.Detail), Detail: describe(f), Members: f.Members})
 		case f.Kind == "not_converged":
@@ -183,7 +207,7 @@ func judgeRun(st *state, r *sim.Result) []Failure {
 			if len(f.Members) > 0 {
 				key = f.Kind + ":members"
 			}
-			out = append(out, Failure{Class: Liveness, Key: key, Detail: describe(f), Members: f.Members})
+			out = append(out, Failure{Class: Liveness, Key: key, Detail: describe(f), Members: f.Members, Partitions: f.Partitions})
 		}
 	}
 	if bad := badMetrics(r.Metrics); bad != "" {

@@ -342,6 +342,14 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		c.heartbeatOn = true
 		out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
 		sync := SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
+		if r.Leader != c.memberID {
+			// Only the leader watches the metadata for new partitions: a
+			// member that is no longer leader forgets what it last
+			// assigned (ConsumerCoordinator.onJoinComplete clears
+			// assignmentSnapshot when !isLeader), or it would rejoin at
+			// every metadata refresh for good.
+			c.assignedMetadata = nil
+		}
 		if r.Leader == c.memberID && !r.SkipAssignment {
 			assignments, err := c.performAssignment(r)
 			if err != nil {
