@@ -186,6 +186,7 @@ func consumerSettings(cs sim.ConsumerSettings) map[string]string {
 	dur("revoke_callback", cs.RevokeCallback)
 	dur("assign_callback", cs.AssignCallback)
 	dur("lost_callback", cs.LostCallback)
+	boolean("rebalance_listener", cs.RebalanceListener)
 	list("subscription", cs.Subscription)
 	return m
 }

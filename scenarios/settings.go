@@ -114,6 +114,8 @@ func consumerSettings() []setting {
 			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.AssignCallback }, nonNegative},
 		settingOf[time.Duration]{"lost_callback", parseDuration,
 			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.LostCallback }, nonNegative},
+		settingOf[bool]{"rebalance_listener", parseBool,
+			func(cs *sim.ConsumerSettings) **bool { return &cs.RebalanceListener }, anyValue[bool]},
 		settingOf[[]string]{"subscription", parseStrings,
 			func(cs *sim.ConsumerSettings) **[]string { return &cs.Subscription }, checkSubscription},
 	}

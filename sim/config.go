@@ -97,6 +97,9 @@ func (s ConsumerSettings) Apply(c *ConsumerConfig) error {
 	setDuration(&c.RevokeCallback, s.RevokeCallback)
 	setDuration(&c.AssignCallback, s.AssignCallback)
 	setDuration(&c.LostCallback, s.LostCallback)
+	if s.RebalanceListener != nil {
+		c.RebalanceListener = *s.RebalanceListener
+	}
 	if s.Subscription != nil {
 		c.Subscription = slices.Clone(*s.Subscription)
 	}

@@ -72,6 +72,9 @@ type ownership struct {
 	// revoking is set while a revoke callback runs: the owner has stopped
 	// processing the partition but still holds it.
 	revoking bool
+	// behind is how many records the owner's own position is behind the
+	// end of the partition: what its fetches can still hand it.
+	behind float64
 }
 
 type partLedger struct {
@@ -184,19 +187,25 @@ func (l *ledger) advance(idx int) {
 		}
 	}
 	// Records processed by each running owner: the lag-driving owner drains
-	// the backlog at its share; any other (zombie) owner re-reads at the
-	// production rate. Both count as uncommitted work.
+	// the backlog at its share; any other (zombie) owner works through
+	// what its own position is behind, at its share of its processing
+	// rate, and then keeps up with production. Both count as uncommitted
+	// work.
 	newLag := l.lagAt(p, t)
 	drained := p.sinceLag + p.rate*full - newLag
 	for i := range p.owners {
 		o := &p.owners[i]
-		if !l.procs[o.proc].running() || o.revoking {
-			continue
-		}
-		if i == owner {
+		pr := l.procs[o.proc]
+		switch {
+		case i == owner:
 			o.uncommitted += drained
-		} else {
-			o.uncommitted += p.rate * full
+			o.behind = newLag
+		case !pr.running() || o.revoking:
+			o.behind += p.rate * full
+		default:
+			done := min(l.share(pr)*full, o.behind+p.rate*full)
+			o.uncommitted += done
+			o.behind += p.rate*full - done
 		}
 	}
 	p.since, p.sinceLag = t, newLag
@@ -475,7 +484,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 				l.moved++
 			}
 			p.lastOwner = proc
-			p.owners = append(p.owners, ownership{proc: proc})
+			p.owners = append(p.owners, ownership{proc: proc, behind: l.lagAt(p, l.now())})
 			pr.owned = append(pr.owned, idx)
 		}
 		slices.Sort(pr.owned)
@@ -594,6 +603,19 @@ func (l *ledger) BadPartitions() []string {
 		}
 	}
 	return out
+}
+
+// Backlog is how many records proc's fetches can hand it now: Σ over the
+// partitions it owns of how far its position is behind their end.
+func (l *ledger) Backlog(proc int) float64 {
+	total := 0.0
+	for _, idx := range l.procs[proc].owned {
+		l.advance(idx)
+		if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
+			total += o.behind
+		}
+	}
+	return total
 }
 
 // Owns reports whether proc owns anything.

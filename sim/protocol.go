@@ -139,6 +139,11 @@ type Callback struct {
 	Commit bool
 	// Token is handed back in CallbackDone.
 	Token int
+	// Thread runs the callback: the application thread inside poll() (a
+	// rebalance listener), or, for a consumer-protocol client without a
+	// listener, the background thread, which revokes, commits and
+	// acknowledges without waiting for poll().
+	Thread Thread
 }
 
 // NoteKind names a fact a model reports for metrics and the trace.

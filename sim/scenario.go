@@ -150,6 +150,12 @@ type ConsumerSettings struct {
 	RevokeCallback *time.Duration
 	AssignCallback *time.Duration
 	LostCallback   *time.Duration
+	// RebalanceListener says the application registered a
+	// ConsumerRebalanceListener. The consumer protocol's client runs
+	// rebalance callbacks on the application thread, in poll(), only
+	// when there is one; without one its background thread revokes and
+	// acknowledges. The classic client runs them in poll() either way.
+	RebalanceListener *bool
 	// Subscription is the topics the member subscribes to; nil = every topic.
 	Subscription *[]string
 }
@@ -175,6 +181,7 @@ type ConsumerConfig struct {
 	RevokeCallback     time.Duration
 	AssignCallback     time.Duration
 	LostCallback       time.Duration
+	RebalanceListener  bool
 	Subscription       []string
 }
 

@@ -212,6 +212,8 @@ func (w *world) checkConvergence() {
 }
 
 func (w *world) clientEnv(p *process) ClientEnv {
+	// Where the poll loop is decides when the application last polled.
+	w.pollLoop(p)
 	last := w.k.Now()
 	if !p.appRunnable() {
 		last = p.appBlocked
@@ -333,7 +335,7 @@ func (w *world) coordNote(n *Note) {
 func (w *world) update(p *process) {
 	lp := w.ledger.procs[p.idx]
 	// The process's own flags are tested before the client is asked.
-	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && p.client.Settled())
+	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && !p.bgCallback && p.client.Settled())
 	if ready != p.ready {
 		if ready {
 			w.notReady--

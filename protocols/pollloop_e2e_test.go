@@ -1,0 +1,123 @@
+package protocols_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rebalsim/rebalsim/protocols"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+// slowGroup is six consumers processing 100 records/s each, 500 records
+// per poll (a batch takes 5s), sharing 24 partitions; a seventh joins at
+// 30s. rate is each partition's production rate.
+func slowGroup(rate float64) *sim.Scenario {
+	processing, records := 100.0, 500
+	sc := &sim.Scenario{Name: "slow-consumer-scale-out", Seed: 1, Duration: 2 * time.Minute,
+		Topics:   []sim.TopicSpec{{Name: "orders", Partitions: 24, Rate: rate}},
+		Network:  sim.NetworkSpec{Latency: sim.Distribution{Kind: sim.DistConstant, Value: 2 * time.Millisecond}},
+		Group:    sim.DefaultGroupConfig(),
+		Defaults: sim.ConsumerSettings{ProcessingRate: &processing, MaxPollRecords: &records},
+	}
+	for i := 1; i <= 7; i++ {
+		m := sim.MemberSpec{ID: fmt.Sprintf("c%d", i)}
+		if i == 7 {
+			m.Start = 30 * time.Second
+		}
+		sc.Members = append(sc.Members, m)
+	}
+	return sc
+}
+
+func runSeed(t *testing.T, sc *sim.Scenario, protocol string, seed uint64) sim.Metrics {
+	t.Helper()
+	r, err := sim.Run(sc, protocols.Default(), sim.RunOptions{Protocol: protocol, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Metrics
+}
+
+// TestSlowConsumerScaleOutStallsEagerForABatch: a member reaches poll(),
+// and so joins the rebalance, only when it has processed the batch in
+// hand (ClassicKafkaConsumer.poll → ConsumerCoordinator.poll). With a
+// standing backlog (24 × 30 = 720 records/s against 600, then 700) every
+// batch is a full 500 records, 5s. The six members learn of the rebalance
+// on the same heartbeat and each joins at the end of its batch, a uniform
+// point of it; eager members revoke everything when they join, so the
+// first to join waits for the last. The expected spread of six uniform
+// points of 5s is 5 × 5/7 ≈ 3.6s; over ten seeds the mean of eager's
+// longest gap must be at least half a batch, 2.5s. Eager's downtime then
+// exceeds nextgen's on every seed: nextgen stops only the 3 partitions
+// that move, each for up to a heartbeat interval (5s), ≈ 15
+// partition-seconds, while eager stops all 24 for the spread.
+func TestSlowConsumerScaleOutStallsEagerForABatch(t *testing.T) {
+	sc := slowGroup(30)
+	total := 0.0
+	const seeds = 10
+	for seed := uint64(1); seed <= seeds; seed++ {
+		eager := runSeed(t, sc, sim.ProtocolEager, seed)
+		nextgen := runSeed(t, sc, sim.ProtocolNextgen, seed)
+		total += eager.MaxPartitionGapSeconds
+		if eager.DowntimePartitionSeconds <= nextgen.DowntimePartitionSeconds {
+			t.Errorf("seed %d: eager downtime %.3f, nextgen %.3f; want eager's larger", seed, eager.DowntimePartitionSeconds, nextgen.DowntimePartitionSeconds)
+		}
+	}
+	if mean := total / seeds; mean < 2.5 {
+		t.Errorf("eager's longest partition gap averages %.3fs over %d seeds, want at least 2.5s (half a 5s batch)", mean, seeds)
+	}
+}
+
+// TestCaughtUpScaleOutKeepsEagerShort: the same group with a tenth of the
+// production (72 records/s against 600) is caught up: each consumer waits
+// in poll() for records and acts on the rebalance at once, so eager's
+// longest gap is the rebalance's round trips, well under 0.5s (measured
+// 0.013s: the JoinGroup and SyncGroup round trips, 4 × 2ms, and the 5ms
+// commit before revoking).
+func TestCaughtUpScaleOutKeepsEagerShort(t *testing.T) {
+	sc := slowGroup(3)
+	for seed := uint64(1); seed <= 5; seed++ {
+		if m := runSeed(t, sc, sim.ProtocolEager, seed); m.MaxPartitionGapSeconds >= 0.5 {
+			t.Errorf("seed %d: eager's longest gap %.3fs, want under 0.5s", seed, m.MaxPartitionGapSeconds)
+		}
+	}
+}
+
+// TestPausedSaturatedMemberProcessesItsBatchAsAZombie: c2 is frozen for
+// 10s, beyond its 6s session, while processing a full batch (40 × 3 = 120
+// records/s for its partitions against 100: a standing backlog; 500
+// records per poll, 5s a batch). The coordinator removes it and hands its
+// partitions on; when it resumes it goes on with what is left of its batch
+// until its next poll() learns it was fenced and loses the partitions. Its
+// last commit was the auto-commit inside the poll() that returned that
+// batch, so everything of the batch, before and after the pause, is
+// processed again by the new owner: one batch, 500 records, whatever the
+// point of the batch the pause struck. And the part after resuming is
+// zombie processing.
+func TestPausedSaturatedMemberProcessesItsBatchAsAZombie(t *testing.T) {
+	processing, records := 100.0, 500
+	session, heartbeat := 6*time.Second, 500*time.Millisecond
+	sc := &sim.Scenario{Name: "paused-saturated-zombie", Seed: 1, Duration: 2 * time.Minute,
+		Topics:  []sim.TopicSpec{{Name: "orders", Partitions: 12, Rate: 40}},
+		Network: sim.NetworkSpec{Latency: sim.Distribution{Kind: sim.DistConstant, Value: 2 * time.Millisecond}},
+		Group:   sim.DefaultGroupConfig(),
+		Defaults: sim.ConsumerSettings{ProcessingRate: &processing, MaxPollRecords: &records,
+			SessionTimeout: &session, HeartbeatInterval: &heartbeat},
+		Events: []sim.Event{{At: 30 * time.Second, Kind: sim.EventPause, Members: []string{"c2"}, For: 10 * time.Second}},
+	}
+	for i := 1; i <= 4; i++ {
+		sc.Members = append(sc.Members, sim.MemberSpec{ID: fmt.Sprintf("c%d", i)})
+	}
+	for _, protocol := range []string{sim.ProtocolEager, sim.ProtocolCooperative} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			m := runSeed(t, sc, protocol, seed)
+			if m.DuplicateRecords < 499.5 || m.DuplicateRecords > 500.5 {
+				t.Errorf("%s seed %d: duplicate_records %.1f, want 500 (the batch in hand)", protocol, seed, m.DuplicateRecords)
+			}
+			if m.ZombieProcessingSeconds <= 0 {
+				t.Errorf("%s seed %d: zombie_processing_seconds %.3f, want > 0 (the rest of the batch after resuming)", protocol, seed, m.ZombieProcessingSeconds)
+			}
+		}
+	}
+}
