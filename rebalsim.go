@@ -48,21 +48,31 @@ type Options struct {
 	Models sim.Models
 }
 
-// ProtocolsFor resolves which protocols a run covers.
-func ProtocolsFor(sc *sim.Scenario, asked []string) ([]string, error) {
+// ProtocolsFor resolves which protocols a run of sc under models covers:
+// asked, else the scenario's list, else every protocol the models
+// implement; nil models means protocols.Default().
+func ProtocolsFor(sc *sim.Scenario, asked []string, models sim.Models) ([]string, error) {
+	implemented := modelsOrDefault(models).Names().Protocols
 	list := asked
 	if len(list) == 0 {
 		list = sc.Protocols
 	}
 	if len(list) == 0 {
-		list = protocols.Implemented()
+		list = implemented
 	}
 	for _, p := range list {
-		if !slices.Contains(protocols.Implemented(), p) {
-			return nil, fmt.Errorf("protocol %q is not implemented (implemented: %v)", p, protocols.Implemented())
+		if !slices.Contains(implemented, p) {
+			return nil, fmt.Errorf("protocol %q is not implemented (implemented: %v)", p, implemented)
 		}
 	}
 	return list, nil
+}
+
+func modelsOrDefault(models sim.Models) sim.Models {
+	if models == nil {
+		return protocols.Default()
+	}
+	return models
 }
 
 // Results are one scenario's runs under one or more protocols, all on one
@@ -94,13 +104,10 @@ func (r *Results) Report() *report.Report {
 // Run runs sc once under each protocol, on the same seed, and gathers the
 // results.
 func Run(sc *sim.Scenario, opts Options) (*Results, error) {
-	list, err := ProtocolsFor(sc, opts.Protocols)
+	models := modelsOrDefault(opts.Models)
+	list, err := ProtocolsFor(sc, opts.Protocols, models)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
-	}
-	models := opts.Models
-	if models == nil {
-		models = protocols.Default()
 	}
 	res := &Results{Version: Version, Scenario: sc, Seed: sc.Seed, Protocols: list}
 	if opts.Seed != 0 {

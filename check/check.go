@@ -49,9 +49,13 @@ func Check(scs []*scenarios.File, opts Options) (*Summary, error) {
 	if opts.Seeds < 0 || opts.Seeds > scenarios.MaxSeeds {
 		return nil, fmt.Errorf("seeds must be from 1 to %d, found %d", scenarios.MaxSeeds, opts.Seeds)
 	}
+	implemented := sim.Protocols()
+	if opts.Models != nil {
+		implemented = opts.Models.Names().Protocols
+	}
 	for _, p := range opts.Protocols {
-		if !slices.Contains(sim.Protocols(), p) {
-			return nil, fmt.Errorf("unknown protocol %q (protocols: %s)", p, strings.Join(sim.Protocols(), ", "))
+		if !slices.Contains(implemented, p) {
+			return nil, fmt.Errorf("unknown protocol %q (protocols: %s)", p, strings.Join(implemented, ", "))
 		}
 	}
 	plans := make([]*plan, len(scs))
@@ -112,7 +116,7 @@ type runKey struct {
 
 func newPlan(sc *scenarios.File, opts Options) (*plan, error) {
 	p := &plan{sc: sc, runs: map[runKey]map[string]*sim.Result{}}
-	all, err := rebalsim.ProtocolsFor(sc.Scenario, nil)
+	all, err := rebalsim.ProtocolsFor(sc.Scenario, nil, opts.Models)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
 	}

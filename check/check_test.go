@@ -303,3 +303,37 @@ func TestLoad(t *testing.T) {
 		t.Errorf("unknown metric: %v", err)
 	}
 }
+
+// A declared hazard (no_double_ownership: false) replaces the safety case
+// of its protocols with its bounds; without the declaration the same runs
+// fail on safety. The scenario is the library's static-member-misses-join,
+// on its own seed.
+func TestDeclaredHazardReplacesSafety(t *testing.T) {
+	src, err := scenarios.LibrarySource("static-member-misses-join")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := strings.Replace(string(src), "seeds: 20}", "seeds: 1}", 1)
+	sum := mustCheck(t, []*scenarios.File{parse(t, "hazard.yaml", declared)}, Options{})
+	var text bytes.Buffer
+	sum.WriteText(&text, false)
+	// eager and cooperative: min and max double ownership; all three:
+	// converged_within; nextgen: its implicit safety case.
+	if pass, fail, undecided := sum.Count(); pass != 8 || fail != 0 || undecided != 0 {
+		t.Errorf("declared: %d passed, %d failed, %d undecided; want 8, 0, 0:\n%s", pass, fail, undecided, text.String())
+	}
+
+	undeclared := strings.Replace(declared, "no_double_ownership: false, ", "", 1)
+	sum = mustCheck(t, []*scenarios.File{parse(t, "hazard.yaml", undeclared)}, Options{})
+	text.Reset()
+	sum.WriteText(&text, false)
+	var failed []string
+	for _, c := range sum.Scenarios[0].Cases {
+		if c.Status == Fail {
+			failed = append(failed, c.Protocol+": "+c.Check)
+		}
+	}
+	if want := []string{"eager: no_double_ownership (implicit)", "cooperative: no_double_ownership (implicit)"}; !slices.Equal(failed, want) {
+		t.Errorf("undeclared: failed %v, want %v:\n%s", failed, want, text.String())
+	}
+}

@@ -37,7 +37,10 @@
 //   - no_double_ownership: no partition had two owners among current
 //     members. Safety is judged on every run the check makes (every seed,
 //     both tie orders); a protocol with no such entry gets an implicit one,
-//     so a safety finding always fails the check.
+//     so a safety finding always fails the check. no_double_ownership:
+//     false declares a hazard Kafka itself allows for the entry's
+//     protocols: their safety case is replaced by the entry's positive
+//     min_double_ownership_seconds, which shows the hazard.
 //
 // # Seeds
 //

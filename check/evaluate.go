@@ -79,6 +79,13 @@ func (p *plan) evaluate(opts Options) ScenarioResult {
 	}
 	explicitSafety := map[string]bool{}
 	for _, x := range sc.Expect {
+		if x.DoubleOwnershipHazard {
+			// A known hazard: the entry's min_double_ownership_seconds
+			// shows it, in place of the safety case.
+			for _, proto := range x.Protocols {
+				explicitSafety[proto] = true
+			}
+		}
 		seeds := p.expectationSeeds(x, opts)
 		for _, chk := range checksOf(x) {
 			for _, proto := range p.protocols {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // LibraryArg is the argument that names the whole embedded scenario
@@ -24,14 +25,20 @@ const LibraryArg = "library"
 // call reports every bad file; the error then lists each problem with its
 // file:line:col. Two scenarios with one name are an error too: reports and
 // the corpus are keyed by name.
-func Load(args ...string) ([]*scenarios.File, error) {
+func Load(args ...string) ([]*scenarios.File, error) { return LoadFor(nil, args...) }
+
+// LoadFor is Load for scenarios that will run under models (nil: the
+// built-in ones): a file may name the protocols and assignors they
+// register, a custom assignor among them.
+func LoadFor(models sim.Models, args ...string) ([]*scenarios.File, error) {
+	loader := scenarios.Loader{Models: models}
 	if len(args) == 0 {
 		return nil, errors.New("no scenario files or directories given")
 	}
 	var out []*scenarios.File
 	var errs []error
 	for _, arg := range args {
-		scs, err := loadArg(arg)
+		scs, err := loadArg(loader, arg)
 		out = append(out, scs...)
 		if err != nil {
 			errs = append(errs, err)
@@ -51,7 +58,7 @@ func Load(args ...string) ([]*scenarios.File, error) {
 	return out, nil
 }
 
-func loadArg(arg string) ([]*scenarios.File, error) {
+func loadArg(loader scenarios.Loader, arg string) ([]*scenarios.File, error) {
 	info, statErr := os.Stat(arg)
 	if statErr != nil {
 		if scs, ok, err := loadEmbedded(arg); ok {
@@ -60,7 +67,7 @@ func loadArg(arg string) ([]*scenarios.File, error) {
 		return nil, fmt.Errorf("%s: no such file or directory, and not a library scenario (run 'rebalsim check library' for the embedded library)%s", arg, libraryHint(arg))
 	}
 	if !info.IsDir() {
-		sc, err := scenarios.LoadFile(arg)
+		sc, err := loader.LoadFile(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +93,7 @@ func loadArg(arg string) ([]*scenarios.File, error) {
 	var out []*scenarios.File
 	var errs []error
 	for _, f := range files {
-		sc, err := scenarios.LoadFile(f)
+		sc, err := loader.LoadFile(f)
 		if err != nil {
 			errs = append(errs, err)
 			continue

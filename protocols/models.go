@@ -7,6 +7,7 @@ package protocols
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic"
@@ -36,8 +37,17 @@ type Models struct {
 func Default() sim.Models { return Models{} }
 
 // Implemented lists the protocol shorthands the models implement.
-func Implemented() []string {
-	return []string{sim.ProtocolEager, sim.ProtocolCooperative, sim.ProtocolNextgen}
+func Implemented() []string { return Models{}.Names().Protocols }
+
+// Names lists what the models register: every protocol shorthand, Kafka's
+// assignors and the plugged-in ones. A scenario loader given these models
+// accepts a file that names a plugged-in assignor.
+func (m Models) Names() sim.Names {
+	return sim.Names{
+		Protocols:       sim.Protocols(),
+		ClientAssignors: assignor.NewSet(m.ClientAssignors...).Names(),
+		ServerAssignors: serverassignor.NewSet(m.ServerAssignors...).Names(),
+	}
 }
 
 // NewCoordinator builds the group coordinator. It is the KIP-848 one for
@@ -51,13 +61,13 @@ func (m Models) NewCoordinator(cfg sim.GroupConfig) sim.GroupCoordinator {
 // NewClient builds the client cfg asks for.
 func (m Models) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.Client, error) {
 	switch cfg.GroupProtocol {
-	case "classic":
+	case sim.GroupProtocolClassic:
 		set := assignor.NewSet(m.ClientAssignors...)
 		var as []assignor.Assignor
 		for _, name := range cfg.Assignors {
 			a, ok := set.ByName(name)
 			if !ok {
-				return nil, fmt.Errorf("member %s: unknown assignor %q (known: %v)", cfg.ClientID, name, assignor.Names())
+				return nil, fmt.Errorf("member %s: unknown assignor %q (known: %v)", cfg.ClientID, name, set.Names())
 			}
 			as = append(as, a)
 		}
@@ -70,8 +80,8 @@ func (m Models) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.Client
 			strategy = cooperative.Strategy{}
 		}
 		return classic.NewClient(self, cfg, strategy, as), nil
-	case "consumer":
+	case sim.GroupProtocolConsumer:
 		return nextgen.NewClient(self, cfg), nil
 	}
-	return nil, fmt.Errorf("member %s: unknown group.protocol %q (want classic or consumer)", cfg.ClientID, cfg.GroupProtocol)
+	return nil, fmt.Errorf("member %s: unknown group.protocol %q (want %s)", cfg.ClientID, cfg.GroupProtocol, strings.Join(sim.GroupProtocols(), " or "))
 }

@@ -48,6 +48,11 @@ func (m unsafeModels) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.
 // not the model, judges safety: a model that skips revocation is reported.
 func TestUnsafeClassicModelIsReportedAsDoubleOwnership(t *testing.T) {
 	sc := withStart(classicGroup(4, 2*time.Minute), "c4", 30*time.Second)
+	// Each revocation takes 5ms in the application's listener, so that a
+	// partition handed on before its revocation ends is held twice for
+	// a measurable time.
+	revoke := 5 * time.Millisecond
+	sc.Defaults.RevokeCallback = &revoke
 	safe := runClassic(t, sc, sim.ProtocolEager)
 	if safe.Metrics.DoubleOwnershipSeconds != 0 || len(safe.Findings) != 0 {
 		t.Fatalf("the real eager model: double_ownership_seconds=%v findings=%v; want 0 and none", safe.Metrics.DoubleOwnershipSeconds, safe.Findings)
@@ -71,7 +76,7 @@ func TestUnsafeClassicModelIsReportedAsDoubleOwnership(t *testing.T) {
 	// every member is in poll() and acts on a response at once: all four
 	// send SyncGroup at the same instant, the leader c1 first, and every
 	// response arrives at t0 in that order: c1's, c2's, c3's, c4's. Each
-	// revocation callback takes 5ms (the commit before revoking). c4 owns
+	// revocation callback takes 5ms (revoke_callback above). c4 owns
 	// nothing, so it takes 9-11 at t0 while c3 still holds them until
 	// t0+5ms. At t0+5ms c1's revocation of 3 ends before c2's, so c2
 	// takes 3 after c1 let go of it, and c3 takes 6, 7 after c2 has: no

@@ -8,16 +8,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// summaryChartMetrics are the headline costs the summary chart compares,
-// with the unit of each.
-func summaryChartMetrics() [][2]string {
-	return [][2]string{
-		{"downtime_partition_seconds", "partition-seconds"},
-		{"moved_partitions", "partitions"},
-		{"rebalances", "rebalances"},
-		{"convergence_seconds", "seconds"},
-		{"duplicate_records", "records"},
-	}
+// summaryChartMetrics are the headline costs the summary chart compares.
+func summaryChartMetrics() []string {
+	return []string{"downtime_partition_seconds", "moved_partitions", "rebalances", "convergence_seconds", "duplicate_records"}
 }
 
 // bars draws one bar per run at x = 0, 1, ..., each with its value written
@@ -63,8 +56,8 @@ func (b bars) Plot(c draw.Canvas, p *plot.Plot) {
 func summaryChart(r *Report, looks []protocolLook, names []string) Chart {
 	metrics := summaryChartMetrics()
 	var plots []*plot.Plot
-	for _, m := range metrics {
-		name, unit := m[0], m[1]
+	for _, name := range metrics {
+		unit := metricUnit(name)
 		b := bars{looks: looks}
 		for _, run := range r.Runs {
 			v, _ := run.Metrics.Value(name)

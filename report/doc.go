@@ -31,7 +31,8 @@
 //
 // How to read the outputs:
 //
-//   - Every metric of sim.MetricNames is a cost: lower is better. Tables mark
+//   - Every metric of sim.MetricTable is a cost: lower is better (its
+//     Better column says so, and a test holds it). Tables mark
 //     the best value of each row (with * in the terminal, bold in Markdown
 //     and HTML) and mark nothing when every run has the same value. A run
 //     that never converged shows "never" for convergence_seconds and is

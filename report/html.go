@@ -332,6 +332,10 @@ func writeSummaryHTML(h htmlWriter, r *Report) {
 		h.elem("p", ` class="note"`, fmt.Sprintf("%d disturbances, summarised per run; result.json lists each.", c.count))
 		h.raw("\n")
 	}
+	if note := c.notReachedNote(); note != "" {
+		h.elem("p", ` class="note"`, note+".")
+		h.raw("\n")
+	}
 	h.raw("</section>\n")
 }
 

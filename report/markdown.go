@@ -68,6 +68,9 @@ func Markdown(w io.Writer, r *Report) error {
 		}
 		bw.WriteString("\n</details>\n")
 	}
+	if note := c.notReachedNote(); note != "" {
+		fmt.Fprintf(bw, "\n%s.\n", mdEscape(note))
+	}
 	return bw.Flush()
 }
 

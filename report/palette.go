@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // Colours are chosen for three readers at once: someone comparing
@@ -27,11 +29,11 @@ type protocolLook struct {
 // dashed and middle dash-dotted, so that they stay apart in greyscale.
 func knownProtocolLook(name string) (protocolLook, bool) {
 	switch name {
-	case "eager":
+	case sim.ProtocolEager:
 		return protocolLook{color: rgb(0x542788)}, true // dark purple, solid
-	case "cooperative":
+	case sim.ProtocolCooperative:
 		return protocolLook{color: rgb(0xE69F00), dashes: []vg.Length{vg.Points(9), vg.Points(4)}}, true // orange, dashed
-	case "nextgen":
+	case sim.ProtocolNextgen:
 		return protocolLook{color: rgb(0x1B9E77), dashes: []vg.Length{vg.Points(2), vg.Points(3), vg.Points(9), vg.Points(3)}}, true // teal, dash-dot
 	}
 	return protocolLook{}, false

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -103,90 +101,36 @@ func describeDistribution(d sim.Distribution) string {
 	return string(d.Kind)
 }
 
-// groupSettings renders the group coordinator's settings; zero fields mean
-// Kafka's default (sim.GroupConfig), so the default is shown instead.
+// groupSettings renders the group coordinator's settings
+// (sim.GroupSettingTable); zero fields mean Kafka's default
+// (sim.GroupConfig), so the default is shown instead, and a zero that means
+// something says what ("0s (off)", "unlimited").
 func groupSettings(g sim.GroupConfig) map[string]string {
-	def := sim.DefaultGroupConfig()
-	or := func(v, d time.Duration) string {
-		if v == 0 {
-			v = d
+	g = sim.ResolveGroupConfig(g)
+	m := map[string]string{}
+	for _, s := range sim.GroupSettingTable() {
+		info := s.Info()
+		text := sim.Format(s.Value(&g))
+		switch {
+		case !s.IsZero(&g) || info.Zero == "":
+		case info.Kind == sim.KindDuration:
+			text += " (" + info.Zero + ")"
+		default:
+			text = info.Zero
 		}
-		return v.String()
-	}
-	orS := func(v, d string) string {
-		if v == "" {
-			return d
-		}
-		return v
-	}
-	m := map[string]string{
-		"initial_rebalance_delay": g.InitialRebalanceDelay.String(),
-		"heartbeat_interval":      or(g.HeartbeatInterval, def.HeartbeatInterval),
-		"session_timeout":         or(g.SessionTimeout, def.SessionTimeout),
-		"assignor":                orS(g.Assignor, def.Assignor),
-		"migration_policy":        orS(g.MigrationPolicy, def.MigrationPolicy),
-		"assignment_interval":     g.AssignmentInterval.String(),
-		"min_session_timeout":     or(g.MinSessionTimeout, def.MinSessionTimeout),
-		"max_session_timeout":     or(g.MaxSessionTimeout, def.MaxSessionTimeout),
-		"max_size":                "unlimited",
-	}
-	if g.AssignmentInterval == 0 {
-		m["assignment_interval"] = "0s (off)"
-	}
-	if g.MaxSize > 0 {
-		m["max_size"] = strconv.Itoa(g.MaxSize)
+		m[info.Key] = text
 	}
 	return m
 }
 
-// consumerSettings renders the set fields of cs under the scenario file's keys.
+// consumerSettings renders the set fields of cs under the scenario file's
+// keys (sim.ConsumerSettingTable).
 func consumerSettings(cs sim.ConsumerSettings) map[string]string {
 	m := map[string]string{}
-	str := func(k string, v *string) {
-		if v != nil {
-			m[k] = *v
+	for _, s := range sim.ConsumerSettingTable() {
+		if v, ok := s.Value(&cs); ok {
+			m[s.Info().Key] = sim.Format(v)
 		}
 	}
-	list := func(k string, v *[]string) {
-		if v != nil {
-			m[k] = strings.Join(*v, ",")
-		}
-	}
-	dur := func(k string, v *time.Duration) {
-		if v != nil {
-			m[k] = v.String()
-		}
-	}
-	boolean := func(k string, v *bool) {
-		if v != nil {
-			m[k] = strconv.FormatBool(*v)
-		}
-	}
-	str("protocol", cs.Protocol)
-	str("group_protocol", cs.GroupProtocol)
-	list("assignors", cs.Assignors)
-	str("remote_assignor", cs.RemoteAssignor)
-	str("group_instance_id", cs.GroupInstanceID)
-	boolean("static", cs.Static)
-	dur("session_timeout", cs.SessionTimeout)
-	dur("heartbeat_interval", cs.HeartbeatInterval)
-	dur("max_poll_interval", cs.MaxPollInterval)
-	dur("request_timeout", cs.RequestTimeout)
-	dur("retry_backoff", cs.RetryBackoff)
-	boolean("enable_auto_commit", cs.EnableAutoCommit)
-	dur("auto_commit_interval", cs.AutoCommitInterval)
-	dur("metadata_max_age", cs.MetadataMaxAge)
-	if cs.MaxPollRecords != nil {
-		m["max_poll_records"] = strconv.Itoa(*cs.MaxPollRecords)
-	}
-	if cs.ProcessingRate != nil {
-		m["processing_rate"] = strconv.FormatFloat(*cs.ProcessingRate, 'f', -1, 64)
-	}
-	dur("commit_latency", cs.CommitLatency)
-	dur("revoke_callback", cs.RevokeCallback)
-	dur("assign_callback", cs.AssignCallback)
-	dur("lost_callback", cs.LostCallback)
-	boolean("rebalance_listener", cs.RebalanceListener)
-	list("subscription", cs.Subscription)
 	return m
 }

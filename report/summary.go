@@ -144,6 +144,9 @@ type convergenceTable struct {
 	// summaries, one per run, otherwise.
 	summaries []string
 	count     int
+	// notReached counts disturbances scheduled at or after the horizon
+	// (the same in every run: the scenario schedules them).
+	notReached int
 }
 
 type convergenceRow struct {
@@ -161,6 +164,7 @@ func convergence(r *Report) convergenceTable {
 	var keys []key
 	cells := map[key][]string{}
 	for i, run := range r.Runs {
+		t.notReached = max(t.notReached, run.DisturbancesNotReached)
 		for _, c := range run.Convergence {
 			k := key{c.Disturbance, c.At}
 			if _, ok := cells[k]; !ok {
@@ -185,6 +189,18 @@ func convergence(r *Report) convergenceTable {
 		t.summaries = append(t.summaries, convergenceSummary(run.Convergence))
 	}
 	return t
+}
+
+// notReachedNote says how many disturbances the horizon cut off, or is
+// empty when none was.
+func (t convergenceTable) notReachedNote() string {
+	switch t.notReached {
+	case 0:
+		return ""
+	case 1:
+		return "1 more disturbance is scheduled at or after the horizon: not reached, not judged"
+	}
+	return fmt.Sprintf("%d more disturbances are scheduled at or after the horizon: not reached, not judged", t.notReached)
 }
 
 func convergenceCell(c sim.Convergence) string {

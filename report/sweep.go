@@ -207,8 +207,8 @@ func CSVNumber(v float64) string {
 func sweepTableMetrics(s *Sweep) []string {
 	var out []string
 	for _, m := range summaryChartMetrics() {
-		if s.metricIndex(m[0]) >= 0 {
-			out = append(out, m[0])
+		if s.metricIndex(m) >= 0 {
+			out = append(out, m)
 		}
 	}
 	return out

@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // A sweep is drawn two ways, for each headline metric:
@@ -73,18 +75,12 @@ func sweepGlyph(i int) draw.GlyphDrawer {
 	return draw.CrossGlyph{}
 }
 
-// metricUnit is the y-axis unit of a metric.
+// metricUnit is the y-axis unit of a metric (sim.MetricTable).
 func metricUnit(metric string) string {
-	for _, m := range summaryChartMetrics() {
-		if m[0] == metric {
-			return m[1]
+	for _, m := range sim.MetricTable() {
+		if m.Name == metric {
+			return m.Unit
 		}
-	}
-	switch {
-	case strings.HasSuffix(metric, "_seconds"):
-		return "seconds"
-	case strings.HasSuffix(metric, "_records"):
-		return "records"
 	}
 	return "count"
 }

@@ -94,6 +94,9 @@ func writeConvergenceText(w *bufio.Writer, r *Report) {
 		}
 		writeGridLeft(w, grid, "  ")
 	}
+	if note := c.notReachedNote(); note != "" {
+		w.WriteString("  " + note + "\n")
+	}
 }
 
 func dash(s string) string {

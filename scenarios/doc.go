@@ -20,7 +20,8 @@
 //
 // Everything else has a default: seed 1, every protocol model (eager,
 // cooperative, nextgen), 100 records/s per partition, 1ms network latency,
-// Kafka's client and broker configs. Keys mirror Kafka's config names in
+// Kafka's client and broker configs (sim.ConsumerSettingTable and
+// sim.GroupSettingTable list every key with its default). Keys mirror Kafka's config names in
 // snake_case without units (session.timeout.ms is session_timeout), and
 // durations are Go durations with a unit: 45s, 250ms, 5m. DESIGN.md
 // ("Scenario files") describes every key; the examples (see Examples) show
@@ -29,7 +30,9 @@
 // Using the package:
 //
 //  1. LoadFile or Parse a file; Example and LibraryScenario load an
-//     embedded one.
+//     embedded one. They accept the protocol and assignor names of the
+//     built-in models; Loader{Models: m}.LoadFile accepts those m
+//     registers, an assignor plugged in through protocols.Models among them.
 //  2. On error, print it: each line names file:line:col, the key, what was
 //     found and what is allowed, with a suggestion for a near-miss key,
 //     member or topic. errors.As finds the *Error values for tooling.

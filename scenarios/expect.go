@@ -29,6 +29,12 @@ type Expectation struct {
 	ConvergedWithin    *time.Duration
 	NoDoubleOwnership  bool
 	NoZombieProcessing bool
+	// DoubleOwnershipHazard is no_double_ownership: false: in this
+	// scenario the entry's protocols show double ownership that Kafka
+	// itself allows (a hazard the README names). Their safety case is not
+	// checked; the entry pins the hazard with min_double_ownership_seconds
+	// instead, and the finding stays in every result.
+	DoubleOwnershipHazard bool
 	// Seeds is how many seeds the expectation is checked on: the
 	// scenario's Seed, Seed+1, …, Seed+Seeds-1. 0 means 1 (the scenario's
 	// seed only).
@@ -89,7 +95,8 @@ func (d *decoder) expectations(n *yaml.Node, s *File) {
 					x.ConvergedWithin = &v
 				}
 			case "no_double_ownership":
-				x.NoDoubleOwnership, _ = d.boolean(e.val, e.key)
+				v, ok := d.boolean(e.val, e.key)
+				x.NoDoubleOwnership, x.DoubleOwnershipHazard = v, ok && !v
 			case "no_zombie_processing":
 				x.NoZombieProcessing, _ = d.boolean(e.val, e.key)
 			case "seeds":

@@ -84,6 +84,11 @@ func ParseOverride(s string) (Override, error) {
 // override session_timeout=10)"); a path that leads nowhere is an error
 // naming the nearest valid key or item.
 func ParseWith(source string, data []byte, overrides []Override) (*File, error) {
+	return Loader{}.ParseWith(source, data, overrides)
+}
+
+// ParseWith is Parse with overrides applied (see the function ParseWith).
+func (l Loader) ParseWith(source string, data []byte, overrides []Override) (*File, error) {
 	if source == "" {
 		source = "<scenario>"
 	}
@@ -92,10 +97,10 @@ func ParseWith(source string, data []byte, overrides []Override) (*File, error) 
 		return nil, err
 	}
 	if len(overrides) == 0 {
-		return decodeRoot(source, root)
+		return decodeRoot(source, root, l.names())
 	}
 	if root.Kind != yaml.MappingNode {
-		return decodeRoot(source, root) // the decoder says what is wrong with it
+		return decodeRoot(source, root, l.names()) // the decoder says what is wrong with it
 	}
 	o := &overrider{source: source, root: root}
 	for _, ov := range overrides {
@@ -103,7 +108,7 @@ func ParseWith(source string, data []byte, overrides []Override) (*File, error) 
 			return nil, err
 		}
 	}
-	s, err := decodeRoot(source, root)
+	s, err := decodeRoot(source, root, l.names())
 	if err != nil {
 		return nil, o.explain(err)
 	}

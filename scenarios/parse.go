@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rebalsim/rebalsim/protocols"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -38,9 +39,31 @@ const (
 	defaultLatency = time.Millisecond
 )
 
+// Loader reads scenarios for one set of protocol models: the protocol and
+// assignor names a file may use are those the models register, so a file
+// can name an assignor plugged in through protocols.Models. The zero
+// Loader reads them for protocols.Default(), as LoadFile and Parse do.
+type Loader struct {
+	// Models are the models the scenarios will run under; nil means
+	// protocols.Default().
+	Models sim.Models
+}
+
+// names returns what the loader's models register.
+func (l Loader) names() sim.Names {
+	if l.Models == nil {
+		return protocols.Default().Names()
+	}
+	return l.Models.Names()
+}
+
+// LoadFile reads and parses the scenario file at path with the built-in
+// models' names (Loader.LoadFile). Messages name the file as path is written.
+func LoadFile(path string) (*File, error) { return Loader{}.LoadFile(path) }
+
 // LoadFile reads and parses the scenario file at path. Messages name the
 // file as path is written.
-func LoadFile(path string) (*File, error) {
+func (l Loader) LoadFile(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &Error{Source: path, Message: "cannot read the scenario: " + unwrapPathError(err)}
@@ -53,7 +76,7 @@ func LoadFile(path string) (*File, error) {
 	if len(data) > maxFileSize {
 		return nil, &Error{Source: path, Message: fmt.Sprintf("the file is larger than %d MiB, the limit for a scenario", maxFileSize>>20)}
 	}
-	return Parse(path, data)
+	return l.Parse(path, data)
 }
 
 // unwrapPathError drops the path an *os.PathError repeats, since the
@@ -65,23 +88,30 @@ func unwrapPathError(err error) string {
 	return err.Error()
 }
 
+// Parse decodes and validates the scenario in data with the built-in
+// models' names (Loader.Parse).
+func Parse(source string, data []byte) (*File, error) { return Loader{}.Parse(source, data) }
+
 // Parse decodes and validates the scenario in data. source names it in
 // messages (a file name; "<scenario>" if empty) and becomes Scenario.Source.
 // Keys the file leaves out get their defaults, so the result is complete:
 // every GroupConfig field is filled, and a zero there means zero.
-func Parse(source string, data []byte) (*File, error) {
-	return ParseWith(source, data, nil)
+func (l Loader) Parse(source string, data []byte) (*File, error) {
+	return l.ParseWith(source, data, nil)
 }
 
 // decodeRoot is what parsing does once the YAML is read: decode, then check.
-func decodeRoot(source string, root *yaml.Node) (*File, error) {
+func decodeRoot(source string, root *yaml.Node, names sim.Names) (*File, error) {
 	d := &decoder{source: source, nodes: map[string]*yaml.Node{}}
 	s := d.scenario(root)
+	if !d.written("protocols") {
+		s.Protocols = slices.Clone(names.Protocols) // every model, in canonical order
+	}
 	if len(d.errs) > 0 {
 		sortErrors(d.errs)
 		return nil, asError(d.errs)
 	}
-	c := newChecker(s, d)
+	c := newChecker(s, d, names)
 	c.run()
 	if err := c.err(); err != nil {
 		return nil, err
@@ -107,12 +137,11 @@ func topKeys() []string {
 // them all.
 func (d *decoder) scenario(root *yaml.Node) *File {
 	s := &sim.Scenario{
-		Source:    d.source,
-		Name:      strings.TrimSuffix(strings.TrimSuffix(filepath.Base(d.source), ".yaml"), ".yml"),
-		Seed:      defaultSeed,
-		Protocols: protocolNames(),
-		Network:   sim.NetworkSpec{Latency: sim.Distribution{Kind: sim.DistConstant, Value: defaultLatency}},
-		Group:     sim.DefaultGroupConfig(),
+		Source:  d.source,
+		Name:    strings.TrimSuffix(strings.TrimSuffix(filepath.Base(d.source), ".yaml"), ".yml"),
+		Seed:    defaultSeed,
+		Network: sim.NetworkSpec{Latency: sim.Distribution{Kind: sim.DistConstant, Value: defaultLatency}},
+		Group:   sim.DefaultGroupConfig(),
 	}
 	file := &File{Scenario: s}
 	f, ok := d.mapping(root, "the scenario", topKeys())
@@ -355,12 +384,7 @@ func (d *decoder) group(n *yaml.Node, g *sim.GroupConfig) {
 	if !ok {
 		return
 	}
-	for _, s := range groupSettings() {
-		if e := f.get(s.name()); e != nil {
-			d.mark("group."+s.name(), e.val)
-			s.decode(d, e.val, g)
-		}
-	}
+	d.decodeGroup(f, g)
 }
 
 func memberKeys() []string {

@@ -167,6 +167,7 @@ func TestParseEveryConsumerSetting(t *testing.T) {
   max_poll_records: 100
   processing_rate: 1500.5
   commit_latency: 20ms
+  commit_on_revoke: true
   revoke_callback: 100ms
   assign_callback: 200ms
   lost_callback: 300ms
@@ -181,7 +182,7 @@ func TestParseEveryConsumerSetting(t *testing.T) {
 		RetryBackoff: ptr(50 * time.Millisecond), EnableAutoCommit: ptr(false),
 		AutoCommitInterval: ptr(time.Second), MetadataMaxAge: ptr(30 * time.Second),
 		MaxPollRecords: ptr(100), ProcessingRate: ptr(1500.5), CommitLatency: ptr(20 * time.Millisecond),
-		RevokeCallback: ptr(100 * time.Millisecond), AssignCallback: ptr(200 * time.Millisecond),
+		CommitOnRevoke: ptr(true), RevokeCallback: ptr(100 * time.Millisecond), AssignCallback: ptr(200 * time.Millisecond),
 		LostCallback: ptr(300 * time.Millisecond), Subscription: ptr([]string{"orders"}),
 	}
 	if !reflect.DeepEqual(got.Defaults, want) {

@@ -261,6 +261,12 @@ func TestRejectExpectations(t *testing.T) {
 			[]string{"converged_within must not be negative"}},
 		{"no_double_ownership not a bool", base + "expect:\n  - {no_double_ownership: 1}\n", "t.yaml:5:27",
 			[]string{"no_double_ownership must be true or false, found the number 1"}},
+		// A declared hazard names the protocols it is known for and
+		// shows itself with a positive lower bound.
+		{"hazard without protocols", base + "expect:\n  - {no_double_ownership: false, min_double_ownership_seconds: 1}\n", "t.yaml:5:27",
+			[]string{"no_double_ownership: false declares a known hazard of some protocols; name them with protocols:"}},
+		{"hazard not shown", base + "expect:\n  - {protocols: [eager], no_double_ownership: false}\n", "t.yaml:5:47",
+			[]string{"no_double_ownership: false must show the hazard it declares: add min_double_ownership_seconds with a positive value"}},
 		{"expect is a mapping", base + "expect:\n  no_double_ownership: true\n", "t.yaml:5:3",
 			[]string{"expect must be a list such as [{no_double_ownership: true}], found a mapping"}},
 	})

@@ -12,119 +12,31 @@ import (
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-// The allowed values of the enumerated settings (reference §1). They are
-// functions rather than variables so that no caller can change them.
-
-// protocolNames lists the protocol models, in the order runs compare them.
-func protocolNames() []string { return []string{"eager", "cooperative", "nextgen"} }
-
-func groupProtocolNames() []string { return []string{"classic", "consumer"} }
-
-func clientAssignorNames() []string {
-	return []string{"range", "roundrobin", "sticky", "cooperative-sticky"}
-}
-
-func serverAssignorNames() []string { return []string{"uniform", "range"} }
-
-func migrationPolicies() []string {
-	return []string{"bidirectional", "upgrade", "downgrade", "disabled"}
-}
-
 // Kafka's client defaults for the two settings the checker compares
 // (reference §1.1: session.timeout.ms, heartbeat.interval.ms).
-const (
-	kafkaSessionTimeout    = 45 * time.Second
-	kafkaHeartbeatInterval = 3 * time.Second
-)
-
-// setting is one consumer setting key: how to read it from YAML into a
-// sim.ConsumerSettings and which rule its value must satisfy. The decoder
-// and the checker both walk the same table, so a key cannot be decoded
-// without being checked, or checked differently in Go and in YAML.
-type setting interface {
-	name() string
-	decode(d *decoder, n *yaml.Node, path string, cs *sim.ConsumerSettings)
-	check(c *checker, path string, cs *sim.ConsumerSettings)
+func kafkaTimeouts() (session, heartbeat time.Duration) {
+	c := sim.DefaultConsumerConfig("")
+	return c.SessionTimeout, c.HeartbeatInterval
 }
 
-type settingOf[T any] struct {
-	key   string
-	parse func(d *decoder, n *yaml.Node, key, path string) (T, bool)
-	field func(cs *sim.ConsumerSettings) **T
-	// rule reports problems with a value that has the right type.
-	rule func(c *checker, path, key string, v T)
-}
-
-func (s settingOf[T]) name() string { return s.key }
-
-func (s settingOf[T]) decode(d *decoder, n *yaml.Node, path string, cs *sim.ConsumerSettings) {
-	if v, ok := s.parse(d, n, s.key, path); ok {
-		*s.field(cs) = &v
-	}
-}
-
-func (s settingOf[T]) check(c *checker, path string, cs *sim.ConsumerSettings) {
-	if p := *s.field(cs); p != nil {
-		s.rule(c, path+"."+s.key, s.key, *p)
-	}
-}
-
-// consumerSettings lists the consumer setting keys, mirroring Kafka's
-// consumer configs in snake_case without units, in the order of
-// sim.ConsumerSettings.
-func consumerSettings() []setting {
-	return []setting{
-		settingOf[string]{"protocol", parseString,
-			func(cs *sim.ConsumerSettings) **string { return &cs.Protocol }, oneOf("protocol", protocolNames())},
-		settingOf[string]{"group_protocol", parseString,
-			func(cs *sim.ConsumerSettings) **string { return &cs.GroupProtocol }, oneOf("group_protocol", groupProtocolNames())},
-		settingOf[[]string]{"assignors", parseStrings,
-			func(cs *sim.ConsumerSettings) **[]string { return &cs.Assignors }, checkAssignors},
-		settingOf[string]{"remote_assignor", parseString,
-			func(cs *sim.ConsumerSettings) **string { return &cs.RemoteAssignor }, checkRemoteAssignor},
-		settingOf[string]{"group_instance_id", parseString,
-			func(cs *sim.ConsumerSettings) **string { return &cs.GroupInstanceID }, checkName},
-		settingOf[bool]{"static", parseBool,
-			func(cs *sim.ConsumerSettings) **bool { return &cs.Static }, anyValue[bool]},
-		settingOf[time.Duration]{"session_timeout", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.SessionTimeout }, positive},
-		settingOf[time.Duration]{"heartbeat_interval", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.HeartbeatInterval }, positive},
-		settingOf[time.Duration]{"max_poll_interval", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.MaxPollInterval }, positive},
-		settingOf[time.Duration]{"request_timeout", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.RequestTimeout }, positive},
-		settingOf[time.Duration]{"retry_backoff", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.RetryBackoff }, nonNegative},
-		settingOf[bool]{"enable_auto_commit", parseBool,
-			func(cs *sim.ConsumerSettings) **bool { return &cs.EnableAutoCommit }, anyValue[bool]},
-		settingOf[time.Duration]{"auto_commit_interval", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.AutoCommitInterval }, nonNegative},
-		settingOf[time.Duration]{"metadata_max_age", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.MetadataMaxAge }, nonNegative},
-		settingOf[int]{"max_poll_records", parseInt,
-			func(cs *sim.ConsumerSettings) **int { return &cs.MaxPollRecords }, checkMaxPollRecords},
-		settingOf[float64]{"processing_rate", parseNumber,
-			func(cs *sim.ConsumerSettings) **float64 { return &cs.ProcessingRate }, positiveRate},
-		settingOf[time.Duration]{"commit_latency", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.CommitLatency }, nonNegative},
-		settingOf[time.Duration]{"revoke_callback", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.RevokeCallback }, nonNegative},
-		settingOf[time.Duration]{"assign_callback", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.AssignCallback }, nonNegative},
-		settingOf[time.Duration]{"lost_callback", parseDuration,
-			func(cs *sim.ConsumerSettings) **time.Duration { return &cs.LostCallback }, nonNegative},
-		settingOf[bool]{"rebalance_listener", parseBool,
-			func(cs *sim.ConsumerSettings) **bool { return &cs.RebalanceListener }, anyValue[bool]},
-		settingOf[[]string]{"subscription", parseStrings,
-			func(cs *sim.ConsumerSettings) **[]string { return &cs.Subscription }, checkSubscription},
-	}
-}
+// The consumer and group setting keys are sim's settings tables
+// (sim.ConsumerSettingTable, sim.GroupSettingTable): the decoder reads a
+// key by its row's kind and the checker applies the row's rule, so a key
+// cannot be decoded without being checked, or checked differently in Go
+// and in YAML.
 
 func settingKeys() []string {
 	var keys []string
-	for _, s := range consumerSettings() {
-		keys = append(keys, s.name())
+	for _, s := range sim.ConsumerSettingTable() {
+		keys = append(keys, s.Info().Key)
+	}
+	return keys
+}
+
+func groupKeys() []string {
+	var keys []string
+	for _, s := range sim.GroupSettingTable() {
+		keys = append(keys, s.Info().Key)
 	}
 	return keys
 }
@@ -133,108 +45,115 @@ func settingKeys() []string {
 // ConsumerSettings, recording each under path.key.
 func (d *decoder) decodeSettings(f fields, path string) sim.ConsumerSettings {
 	var cs sim.ConsumerSettings
-	for _, s := range consumerSettings() {
-		if e := f.get(s.name()); e != nil {
-			d.mark(path+"."+s.name(), e.val)
-			s.decode(d, e.val, path+"."+s.name(), &cs)
+	for _, s := range sim.ConsumerSettingTable() {
+		key := s.Info().Key
+		if e := f.get(key); e != nil {
+			d.mark(path+"."+key, e.val)
+			if v, ok := d.settingValue(e.val, s.Info(), path+"."+key); ok {
+				s.Put(&cs, v)
+			}
 		}
 	}
 	return cs
 }
 
+// decodeGroup reads the keys of the group: section into g.
+func (d *decoder) decodeGroup(f fields, g *sim.GroupConfig) {
+	for _, s := range sim.GroupSettingTable() {
+		key := s.Info().Key
+		if e := f.get(key); e != nil {
+			d.mark("group."+key, e.val)
+			if v, ok := d.settingValue(e.val, s.Info(), "group."+key); ok {
+				s.Put(g, v)
+			}
+		}
+	}
+}
+
+// settingValue reads n as a value of the setting's kind, in the Go type
+// its row holds.
+func (d *decoder) settingValue(n *yaml.Node, s sim.Setting, path string) (any, bool) {
+	switch s.Kind {
+	case sim.KindStrings:
+		return ok(d.strings(n, s.Key, path))
+	case sim.KindBool:
+		return ok(d.boolean(n, s.Key))
+	case sim.KindDuration:
+		return ok(d.duration(n, s.Key))
+	case sim.KindInt:
+		v, good := d.integer(n, s.Key, math.MinInt32, math.MaxInt32)
+		return int(v), good
+	case sim.KindNumber:
+		return ok(d.number(n, s.Key))
+	}
+	return ok(d.str(n, s.Key))
+}
+
+// ok passes on a typed value and whether it was read, as an any.
+func ok[T any](v T, good bool) (any, bool) { return v, good }
+
 // checkSettings applies every key's rule to cs, written at path.
 func (c *checker) checkSettings(path string, cs *sim.ConsumerSettings) {
-	for _, s := range consumerSettings() {
-		s.check(c, path, cs)
+	for _, s := range sim.ConsumerSettingTable() {
+		if v, set := s.Value(cs); set {
+			c.checkValue(s.Info(), path+"."+s.Info().Key, s.Info().Key, v)
+		}
 	}
 }
 
-// groupSetting is one key of the group: section, like setting but for the
-// value fields of sim.GroupConfig, where zero means Kafka's default.
-type groupSetting interface {
-	name() string
-	decode(d *decoder, n *yaml.Node, g *sim.GroupConfig)
-	check(c *checker, g *sim.GroupConfig)
-}
-
-type groupSettingOf[T comparable] struct {
-	key   string
-	parse func(d *decoder, n *yaml.Node, key, path string) (T, bool)
-	field func(g *sim.GroupConfig) *T
-	rule  func(c *checker, path, key string, v T)
-}
-
-func (s groupSettingOf[T]) name() string { return s.key }
-
-func (s groupSettingOf[T]) decode(d *decoder, n *yaml.Node, g *sim.GroupConfig) {
-	if v, ok := s.parse(d, n, s.key, "group."+s.key); ok {
-		*s.field(g) = v
+// checkGroupSettings applies every group key's rule to g.
+func (c *checker) checkGroupSettings(g *sim.GroupConfig) {
+	for _, s := range sim.GroupSettingTable() {
+		path := "group." + s.Info().Key
+		// GroupConfig documents zero as "Kafka's default", so a scenario
+		// built in Go may leave fields zero. A file that writes the zero
+		// out means it.
+		if s.IsZero(g) && !c.written(path) {
+			continue
+		}
+		c.checkValue(s.Info(), path, path, s.Value(g))
 	}
 }
 
-func (s groupSettingOf[T]) check(c *checker, g *sim.GroupConfig) {
-	path := "group." + s.key
-	var zero T
-	// GroupConfig documents zero as "Kafka's default", so a scenario built
-	// in Go may leave fields zero. A file that writes the zero out means it.
-	if *s.field(g) == zero && !c.written(path) {
-		return
+// checkValue applies the setting's rule to v, reporting at path and naming key.
+func (c *checker) checkValue(s sim.Setting, path, key string, v any) {
+	switch s.Rule {
+	case sim.RulePositive:
+		if d, isDuration := v.(time.Duration); isDuration {
+			positive(c, path, key, d)
+		} else {
+			positiveRate(c, path, key, v.(float64))
+		}
+	case sim.RuleNonNegative:
+		if d, isDuration := v.(time.Duration); isDuration {
+			nonNegative(c, path, key, d)
+		} else if n := v.(int); n < 0 {
+			c.problem(path, "%s must not be negative (0 means %s), found %d", key, s.Zero, n)
+		}
+	case sim.RuleRange:
+		if n := v.(int); int64(n) < s.Min || int64(n) > s.Max {
+			c.problem(path, "%s must be a whole number from %s to %s, found %d", key, grouped(s.Min), grouped(s.Max), n)
+		}
+	case sim.RuleOneOf:
+		oneOf(s.Key, s.Allowed)(c, path, key, v.(string))
+	case sim.RuleProtocol:
+		oneOf("protocol", c.names.Protocols)(c, path, key, v.(string))
+	case sim.RuleClientAssignors:
+		checkAssignors(c, path, key, v.([]string))
+	case sim.RuleServerAssignor:
+		checkServerAssignor(c, path, key, v.(string))
+	case sim.RuleServerAssignorOrNone:
+		if v != "" { // Kafka's null: the broker's default assignor.
+			checkServerAssignor(c, path, key, v.(string))
+		}
+	case sim.RuleName:
+		checkName(c, path, key, v.(string))
+	case sim.RuleTopics:
+		checkSubscription(c, path, key, v.([]string))
 	}
-	s.rule(c, path, path, *s.field(g))
-}
-
-// groupSettings lists the broker-side keys of the group: section
-// (reference §1.2, §1.3), in the order of sim.GroupConfig.
-func groupSettings() []groupSetting {
-	return []groupSetting{
-		groupSettingOf[time.Duration]{"initial_rebalance_delay", parseDuration,
-			func(g *sim.GroupConfig) *time.Duration { return &g.InitialRebalanceDelay }, nonNegative},
-		groupSettingOf[time.Duration]{"heartbeat_interval", parseDuration,
-			func(g *sim.GroupConfig) *time.Duration { return &g.HeartbeatInterval }, positive},
-		groupSettingOf[time.Duration]{"session_timeout", parseDuration,
-			func(g *sim.GroupConfig) *time.Duration { return &g.SessionTimeout }, positive},
-		groupSettingOf[string]{"assignor", parseString,
-			func(g *sim.GroupConfig) *string { return &g.Assignor }, checkServerAssignor},
-		groupSettingOf[string]{"migration_policy", parseString,
-			func(g *sim.GroupConfig) *string { return &g.MigrationPolicy }, oneOf("migration_policy", migrationPolicies())},
-		groupSettingOf[time.Duration]{"assignment_interval", parseDuration,
-			func(g *sim.GroupConfig) *time.Duration { return &g.AssignmentInterval }, nonNegative},
-		groupSettingOf[time.Duration]{"min_session_timeout", parseDuration,
-			func(g *sim.GroupConfig) *time.Duration { return &g.MinSessionTimeout }, positive},
-		groupSettingOf[time.Duration]{"max_session_timeout", parseDuration,
-			func(g *sim.GroupConfig) *time.Duration { return &g.MaxSessionTimeout }, positive},
-		groupSettingOf[int]{"max_size", parseInt,
-			func(g *sim.GroupConfig) *int { return &g.MaxSize }, checkMaxSize},
-	}
-}
-
-func groupKeys() []string {
-	var keys []string
-	for _, s := range groupSettings() {
-		keys = append(keys, s.name())
-	}
-	return keys
-}
-
-// Parsers with the common signature of the tables.
-
-func parseString(d *decoder, n *yaml.Node, key, _ string) (string, bool) { return d.str(n, key) }
-func parseBool(d *decoder, n *yaml.Node, key, _ string) (bool, bool)     { return d.boolean(n, key) }
-func parseDuration(d *decoder, n *yaml.Node, key, _ string) (time.Duration, bool) {
-	return d.duration(n, key)
-}
-func parseNumber(d *decoder, n *yaml.Node, key, _ string) (float64, bool) { return d.number(n, key) }
-func parseStrings(d *decoder, n *yaml.Node, key, path string) ([]string, bool) {
-	return d.strings(n, key, path)
-}
-func parseInt(d *decoder, n *yaml.Node, key, _ string) (int, bool) {
-	v, ok := d.integer(n, key, math.MinInt32, math.MaxInt32)
-	return int(v), ok
 }
 
 // Rules. Each reports its problems at path, naming key.
-
-func anyValue[T any](*checker, string, string, T) {}
 
 func positive(c *checker, path, key string, v time.Duration) {
 	if v <= 0 {
@@ -254,18 +173,6 @@ func positiveRate(c *checker, path, key string, v float64) {
 	}
 }
 
-func checkMaxPollRecords(c *checker, path, key string, v int) {
-	if v < 1 || v > math.MaxInt32 {
-		c.problem(path, "%s must be a whole number from 1 to %s, found %d", key, grouped(math.MaxInt32), v)
-	}
-}
-
-func checkMaxSize(c *checker, path, key string, v int) {
-	if v < 0 {
-		c.problem(path, "%s must not be negative (0 means unlimited), found %d", key, v)
-	}
-}
-
 // oneOf returns a rule accepting only the allowed values.
 func oneOf(noun string, allowed []string) func(*checker, string, string, string) {
 	return func(c *checker, path, _ string, v string) {
@@ -277,7 +184,7 @@ func oneOf(noun string, allowed []string) func(*checker, string, string, string)
 
 func checkAssignors(c *checker, path, key string, v []string) {
 	if len(v) == 0 {
-		c.problem(path, "%s must name at least one assignor (allowed: %s)", key, strings.Join(clientAssignorNames(), ", "))
+		c.problem(path, "%s must name at least one assignor (allowed: %s)", key, strings.Join(c.names.ClientAssignors, ", "))
 		return
 	}
 	dup := repeats{}
@@ -287,36 +194,29 @@ func checkAssignors(c *checker, path, key string, v []string) {
 		}
 		at := fmt.Sprintf("%s[%d]", path, i)
 		switch {
-		case slices.Contains(clientAssignorNames(), a):
+		case slices.Contains(c.names.ClientAssignors, a):
 			if dup.seen(a) {
 				c.problem(at, "assignor %q is listed twice in %s", a, key)
 			}
-		case a == "uniform":
-			c.problem(at, "uniform is a server assignor of the consumer protocol, not a client one; use remote_assignor or group.assignor (client assignors: %s)",
-				strings.Join(clientAssignorNames(), ", "))
+		case slices.Contains(c.names.ServerAssignors, a):
+			c.problem(at, "%s is a server assignor of the consumer protocol, not a client one; use remote_assignor or group.assignor (client assignors: %s)",
+				short(a), strings.Join(c.names.ClientAssignors, ", "))
 		default:
-			c.problem(at, "unknown assignor %q in %s%s (client assignors: %s)", short(a), key, didYouMean(a, clientAssignorNames()), strings.Join(clientAssignorNames(), ", "))
+			c.problem(at, "unknown assignor %q in %s%s (client assignors: %s)", short(a), key, didYouMean(a, c.names.ClientAssignors), strings.Join(c.names.ClientAssignors, ", "))
 		}
 	}
 }
 
-func checkRemoteAssignor(c *checker, path, key string, v string) {
-	if v == "" { // Kafka's null: the broker's default assignor.
-		return
-	}
-	checkServerAssignor(c, path, key, v)
-}
-
 func checkServerAssignor(c *checker, path, key string, v string) {
-	if slices.Contains(serverAssignorNames(), v) {
+	if slices.Contains(c.names.ServerAssignors, v) {
 		return
 	}
-	if slices.Contains(clientAssignorNames(), v) {
+	if slices.Contains(c.names.ClientAssignors, v) {
 		c.problem(path, "%s %q is a client assignor of the classic protocol; the consumer protocol's server assignors are %s",
-			key, v, strings.Join(serverAssignorNames(), ", "))
+			key, v, strings.Join(c.names.ServerAssignors, ", "))
 		return
 	}
-	c.problem(path, "unknown %s %q%s (server assignors: %s)", key, short(v), didYouMean(v, serverAssignorNames()), strings.Join(serverAssignorNames(), ", "))
+	c.problem(path, "unknown %s %q%s (server assignors: %s)", key, short(v), didYouMean(v, c.names.ServerAssignors), strings.Join(c.names.ServerAssignors, ", "))
 }
 
 func checkName(c *checker, path, key string, v string) {
@@ -341,9 +241,8 @@ func checkSubscription(c *checker, path, key string, v []string) {
 	}
 }
 
-// maxNameLen is Kafka's limit on topic names and group.instance.id
-// (Topic.MAX_NAME_LENGTH, JoinGroupRequest.validateGroupInstanceId).
-const maxNameLen = 249
+// maxNameLen is Kafka's limit on topic names and group.instance.id.
+const maxNameLen = sim.MaxNameLength
 
 // nameProblem applies Kafka's rules for topic names and group instance ids:
 // 1 to 249 of the characters a-z, A-Z, 0-9, '.', '_' and '-', and neither

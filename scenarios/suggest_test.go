@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/rebalsim/rebalsim/protocols"
 )
 
 func TestNearest(t *testing.T) {
@@ -22,7 +24,7 @@ func TestNearest(t *testing.T) {
 		{"group.remote.assignor", keys, nil, "remote_assignor"},
 		{"group.initial.rebalance.delay.ms", groupKeys(), []string{"group_consumer_", "group_"}, "initial_rebalance_delay"},
 		{"group.consumer.session.timeout.ms", groupKeys(), []string{"group_consumer_", "group_"}, "session_timeout"},
-		{"rnage", clientAssignorNames(), nil, "range"},
+		{"rnage", protocols.Default().Names().ClientAssignors, nil, "range"},
 		{"c9", []string{"c1", "c2"}, nil, "c1"}, // ties go to the earlier candidate
 		{"zebra", keys, nil, ""},
 		{"x", []string{"y"}, nil, "y"},

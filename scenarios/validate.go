@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -21,17 +20,24 @@ import (
 // Protocols list (every model), a zero Network (no latency) and
 // zero GroupConfig fields (Kafka's broker defaults). Validate does not
 // change s.
-func Validate(s *sim.Scenario) error {
-	return ValidateFile(&File{Scenario: s})
+func Validate(s *sim.Scenario) error { return Loader{}.Validate(s) }
+
+// Validate checks a scenario built in Go against the rules and the names
+// the loader's models register (see the function Validate).
+func (l Loader) Validate(s *sim.Scenario) error {
+	return l.ValidateFile(&File{Scenario: s})
 }
 
 // ValidateFile is Validate for a scenario with its expectations and sweep
 // block, as Parse checks a file.
-func ValidateFile(f *File) error {
+func ValidateFile(f *File) error { return Loader{}.ValidateFile(f) }
+
+// ValidateFile is the function ValidateFile under the loader's models.
+func (l Loader) ValidateFile(f *File) error {
 	if f == nil || f.Scenario == nil {
 		return &Error{Source: "scenario", Message: "the scenario is nil"}
 	}
-	c := newChecker(f, nil)
+	c := newChecker(f, nil, l.names())
 	c.run()
 	return c.err()
 }
@@ -52,6 +58,7 @@ type locator interface {
 type checker struct {
 	s     *File
 	loc   locator
+	names sim.Names
 	label string
 	errs  []*Error
 	// topicIndex and memberIndex find declarations by name (first wins).
@@ -59,7 +66,7 @@ type checker struct {
 	memberIndex map[string]int
 }
 
-func newChecker(s *File, loc locator) *checker {
+func newChecker(s *File, loc locator, names sim.Names) *checker {
 	label := s.Source
 	if label == "" {
 		label = "scenario"
@@ -67,7 +74,7 @@ func newChecker(s *File, loc locator) *checker {
 			label = fmt.Sprintf("scenario %q", short(s.Name))
 		}
 	}
-	return &checker{s: s, loc: loc, label: label,
+	return &checker{s: s, loc: loc, names: names, label: label,
 		topicIndex: make(map[string]int, len(s.Topics)), memberIndex: make(map[string]int, min(len(s.Members), MaxMembers))}
 }
 
@@ -140,9 +147,9 @@ func (c *checker) checkTop() {
 		c.problem("duration", "duration must be positive, found %s", FormatDuration(s.Duration))
 	}
 	if len(s.Protocols) == 0 && c.written("protocols") {
-		c.problem("protocols", "protocols must name at least one protocol (allowed: %s)", strings.Join(protocolNames(), ", "))
+		c.problem("protocols", "protocols must name at least one protocol (allowed: %s)", strings.Join(c.names.Protocols, ", "))
 	}
-	c.checkProtocolList("protocols", s.Protocols, protocolNames())
+	c.checkProtocolList("protocols", s.Protocols, c.names.Protocols)
 }
 
 // checkProtocolList checks names against the allowed protocols.
@@ -154,8 +161,8 @@ func (c *checker) checkProtocolList(path string, ps, allowed []string) {
 		}
 		at := fmt.Sprintf("%s[%d]", path, i)
 		switch {
-		case !slices.Contains(protocolNames(), p):
-			oneOf("protocol", protocolNames())(c, at, "", p)
+		case !slices.Contains(c.names.Protocols, p):
+			oneOf("protocol", c.names.Protocols)(c, at, "", p)
 		case !slices.Contains(allowed, p):
 			c.problem(at, "protocol %s is not among the scenario's protocols (%s), so this expectation would never be checked",
 				p, strings.Join(allowed, ", "))
@@ -168,7 +175,7 @@ func (c *checker) checkProtocolList(path string, ps, allowed []string) {
 // runs returns the protocols the scenario runs; empty means all of them.
 func (c *checker) runs() []string {
 	if len(c.s.Protocols) == 0 {
-		return protocolNames()
+		return c.names.Protocols
 	}
 	return c.s.Protocols
 }
@@ -247,17 +254,9 @@ func (c *checker) checkNetwork() {
 
 func (c *checker) checkGroup() {
 	g := &c.s.Group
-	for _, s := range groupSettings() {
-		s.check(c, g)
-	}
-	def := sim.DefaultGroupConfig()
-	orDefault := func(v, d time.Duration) time.Duration {
-		if v == 0 {
-			return d
-		}
-		return v
-	}
-	hb, st := orDefault(g.HeartbeatInterval, def.HeartbeatInterval), orDefault(g.SessionTimeout, def.SessionTimeout)
+	c.checkGroupSettings(g)
+	resolved := sim.ResolveGroupConfig(*g)
+	hb, st := resolved.HeartbeatInterval, resolved.SessionTimeout
 	if hb > 0 && st > 0 && hb >= st {
 		path := "group.heartbeat_interval"
 		if !c.written(path) && c.written("group.session_timeout") {
@@ -266,7 +265,7 @@ func (c *checker) checkGroup() {
 		c.problem(path, "group.heartbeat_interval %s must be less than group.session_timeout %s, or members expire between heartbeats",
 			FormatDuration(hb), FormatDuration(st))
 	}
-	lo, hi := orDefault(g.MinSessionTimeout, def.MinSessionTimeout), orDefault(g.MaxSessionTimeout, def.MaxSessionTimeout)
+	lo, hi := resolved.MinSessionTimeout, resolved.MaxSessionTimeout
 	if lo > 0 && hi > 0 && lo > hi {
 		c.problem("group.min_session_timeout", "group.min_session_timeout %s exceeds group.max_session_timeout %s", FormatDuration(lo), FormatDuration(hi))
 	}
@@ -290,8 +289,8 @@ func (c *checker) checkTimeouts(layers []layer, who string) bool {
 	if top.cs.SessionTimeout == nil && top.cs.HeartbeatInterval == nil {
 		return false
 	}
-	st, stFrom := kafkaSessionTimeout, "Kafka's default"
-	hb, hbFrom := kafkaHeartbeatInterval, "Kafka's default"
+	st, hb := kafkaTimeouts()
+	stFrom, hbFrom := "Kafka's default", "Kafka's default"
 	for i := len(layers) - 1; i >= 0; i-- {
 		if p := layers[i].cs.SessionTimeout; p != nil {
 			st, stFrom = *p, layers[i].name
@@ -540,7 +539,17 @@ func (c *checker) checkExpectations() {
 				}
 			}
 		}
-		if x.ConvergedWithin == nil && !x.NoDoubleOwnership && !x.NoZombieProcessing && len(x.Bounds) == 0 {
+		if x.DoubleOwnershipHazard {
+			pinned := slices.ContainsFunc(x.Bounds, func(b Bound) bool {
+				return b.Metric == "double_ownership_seconds" && !b.IsMax && b.FractionOf == "" && b.Value > 0
+			})
+			switch {
+			case len(x.Protocols) == 0:
+				c.problem(path+".no_double_ownership", "no_double_ownership: false declares a known hazard of some protocols; name them with protocols:")
+			case !pinned:
+				c.problem(path+".no_double_ownership", "no_double_ownership: false must show the hazard it declares: add min_double_ownership_seconds with a positive value")
+			}
+		} else if x.ConvergedWithin == nil && !x.NoDoubleOwnership && !x.NoZombieProcessing && len(x.Bounds) == 0 {
 			c.problem(path, "the expectation checks nothing; add converged_within, no_double_ownership, no_zombie_processing or a max_/min_ bound")
 		}
 	}
@@ -552,8 +561,8 @@ func (c *checker) checkExpectations() {
 func (c *checker) checkComparison(path, key string, x Expectation, b Bound) {
 	at := path + "." + key + ".fraction_of"
 	switch {
-	case !slices.Contains(protocolNames(), b.FractionOf):
-		oneOf("protocol", protocolNames())(c, at, "", b.FractionOf)
+	case !slices.Contains(c.names.Protocols, b.FractionOf):
+		oneOf("protocol", c.names.Protocols)(c, at, "", b.FractionOf)
 	case !slices.Contains(c.runs(), b.FractionOf):
 		c.problem(at, "%s compares with %s, which is not among the scenario's protocols (%s)", key, b.FractionOf, strings.Join(c.runs(), ", "))
 	case len(x.Protocols) == 0:

@@ -48,6 +48,26 @@ func (w *world) unstableBetween(a, b time.Duration) bool {
 	return false
 }
 
+// convergence judges one disturbance that started before the horizon: the
+// time from its start until the group was stable again, counted only if it
+// was unstable in between. One still in progress at the horizon, or never
+// followed by a stable group, has not converged and took at least until the
+// horizon.
+func (w *world) convergence(d disturbance) (Convergence, time.Duration) {
+	horizon := w.sc.Duration
+	c := Convergence{Disturbance: d.label, At: sec(d.start), Converged: true}
+	at, ok := w.convergedAt(d.end)
+	var took time.Duration
+	switch {
+	case d.end > horizon || !ok:
+		c.Converged, took = false, horizon-d.start
+	case w.unstableBetween(d.start, at):
+		took = at - d.start
+	}
+	c.Seconds = sec(took)
+	return c, took
+}
+
 func (w *world) result(series *Series) *Result {
 	l := w.ledger
 	horizon := w.sc.Duration
@@ -64,31 +84,31 @@ func (w *world) result(series *Series) *Result {
 		Scenario: w.sc.Name, Protocol: w.opts.Protocol, Seed: w.streams.seed,
 		WindowStart: sec(l.windowStart), WindowEnd: sec(horizon),
 		Events: w.k.Executed(), Series: *series,
-		Disturbances: w.disturbances,
 	}
 	m := &r.Metrics
 	m.Rebalances = w.rebalances
 	l.partitionMetrics(m)
 	for _, p := range w.procs {
-		m.MemberIdleSeconds += p.idleTotal
+		m.MemberIdleSeconds += sec(p.idleTotal)
 	}
-	m.LagRecoverySeconds = lagRecovery(series, sec(l.windowStart))
+	m.PeakLagRecords = l.peakLag
+	m.LagRecoverySeconds = sec(l.lagRecovery())
 	m.Converged = true
+	var worst time.Duration
 	for _, d := range w.disturbances {
-		start := time.Duration(d.Start * float64(time.Second))
-		end := time.Duration(d.End * float64(time.Second))
-		c := Convergence{Disturbance: d.Label, At: d.Start, Converged: true}
-		at, ok := w.convergedAt(end)
-		switch {
-		case !ok:
-			c.Converged, c.Seconds = false, sec(horizon-start)
-		case w.unstableBetween(start, at):
-			c.Seconds = sec(at - start)
+		// A disturbance the horizon cuts off before it starts never
+		// happened: it is counted, not judged.
+		if d.start >= horizon {
+			r.DisturbancesNotReached++
+			continue
 		}
+		r.Disturbances = append(r.Disturbances, d.out())
+		c, took := w.convergence(d)
 		r.Convergence = append(r.Convergence, c)
-		m.ConvergenceSeconds = max(m.ConvergenceSeconds, c.Seconds)
+		worst = max(worst, took)
 		m.Converged = m.Converged && c.Converged
 	}
+	m.ConvergenceSeconds = sec(worst)
 	if !w.converged {
 		m.Converged = false
 		r.Findings = append(r.Findings, w.notConvergedFinding())
@@ -152,35 +172,6 @@ func (w *world) zombieFinding() Finding {
 		}
 	}
 	return f
-}
-
-// lagRecovery is the time from the window start until the total lag is back
-// to its level at the window start (within 1% of the peak, or one record)
-// for good.
-func lagRecovery(s *Series, start float64) float64 {
-	base, peak := -1.0, 0.0
-	for i, t := range s.Times {
-		if t >= start && base < 0 {
-			base = s.Lag[i]
-		}
-		if t >= start {
-			peak = max(peak, s.Lag[i])
-		}
-	}
-	if base < 0 {
-		return 0
-	}
-	tol := max(1, 0.01*peak)
-	last := start
-	for i, t := range s.Times {
-		if t >= start && s.Lag[i] > base+tol {
-			last = t + s.Step
-		}
-	}
-	if len(s.Times) > 0 {
-		last = min(last, s.Times[len(s.Times)-1])
-	}
-	return max(0, last-start)
 }
 
 // named renders the client metrics under Kafka's names, sorted by name.

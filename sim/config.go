@@ -3,29 +3,19 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"time"
+	"strings"
+	"sync"
 )
 
 // DefaultConsumerConfig returns Kafka's client defaults (reference §1.1)
 // with rebalsim's defaults for what Kafka leaves to the application:
-// processing speed and callback durations.
+// processing speed and callback durations (ConsumerSettingTable).
 func DefaultConsumerConfig(clientID string) ConsumerConfig {
-	return ConsumerConfig{
-		ClientID:           clientID,
-		GroupProtocol:      "classic",
-		Assignors:          []string{"range", "cooperative-sticky"},
-		SessionTimeout:     45 * time.Second,
-		HeartbeatInterval:  3 * time.Second,
-		MaxPollInterval:    5 * time.Minute,
-		RequestTimeout:     30 * time.Second,
-		RetryBackoff:       100 * time.Millisecond,
-		EnableAutoCommit:   true,
-		AutoCommitInterval: 5 * time.Second,
-		MetadataMaxAge:     5 * time.Minute,
-		MaxPollRecords:     500,
-		ProcessingRate:     2000,
-		CommitLatency:      5 * time.Millisecond,
+	c := ConsumerConfig{ClientID: clientID}
+	for _, s := range consumerSettingTable() {
+		s.setDefault(&c)
 	}
+	return c
 }
 
 // Protocol shorthands (DESIGN.md): the run's protocol fills in what neither
@@ -36,86 +26,98 @@ const (
 	ProtocolNextgen     = "nextgen"
 )
 
+// The values of group.protocol.
+const (
+	GroupProtocolClassic  = "classic"
+	GroupProtocolConsumer = "consumer"
+)
+
+// GroupProtocols lists the values of group.protocol.
+func GroupProtocols() []string { return []string{GroupProtocolClassic, GroupProtocolConsumer} }
+
+// Protocol is one protocol shorthand: the name a run, a scenario's
+// protocols: list and a member's protocol: key use, and the consumer
+// configuration it stands for.
+type Protocol struct {
+	Name string
+	// GroupProtocol is the group.protocol the shorthand sets.
+	GroupProtocol string
+	// Assignors is the partition.assignment.strategy it sets; nil leaves
+	// the one below in place (the consumer protocol has no client assignor).
+	Assignors []string
+	// Meaning says in a line what the protocol is.
+	Meaning string
+}
+
+// ProtocolTable lists the protocol shorthands in their canonical order,
+// the order runs compare them in. The returned slice is the caller's.
+func ProtocolTable() []Protocol {
+	rows := slices.Clone(protocolTable())
+	for i := range rows {
+		rows[i].Assignors = slices.Clone(rows[i].Assignors)
+	}
+	return rows
+}
+
+// protocolTable is built once: every member incarnation applies a
+// shorthand from it. Its rows are never changed.
+var protocolTable = sync.OnceValue(func() []Protocol {
+	return []Protocol{
+		{ProtocolEager, GroupProtocolClassic, []string{"range"},
+			"classic group protocol, EAGER rebalancing: every member revokes everything at each rebalance"},
+		{ProtocolCooperative, GroupProtocolClassic, []string{"cooperative-sticky"},
+			"classic group protocol, COOPERATIVE rebalancing (KIP-429): only moving partitions are revoked, in a second round"},
+		{ProtocolNextgen, GroupProtocolConsumer, nil,
+			"the consumer group protocol (KIP-848): the coordinator computes targets, members converge by heartbeat"},
+	}
+})
+
 // Protocols lists the protocol shorthands in their canonical order.
 func Protocols() []string {
-	return []string{ProtocolEager, ProtocolCooperative, ProtocolNextgen}
+	var names []string
+	for _, p := range protocolTable() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// Names are the names a set of protocol models registers: what a scenario
+// may name in protocols:, assignors:, remote_assignor and group.assignor.
+type Names struct {
+	// Protocols are the shorthands the models implement, in canonical order.
+	Protocols []string
+	// ClientAssignors are the partition.assignment.strategy names.
+	ClientAssignors []string
+	// ServerAssignors are the consumer protocol's server assignors
+	// (group.remote.assignor), the group's default first.
+	ServerAssignors []string
 }
 
 func applyShorthand(c *ConsumerConfig, protocol string) error {
-	switch protocol {
-	case ProtocolEager:
-		c.GroupProtocol = "classic"
-		c.Assignors = []string{"range"}
-	case ProtocolCooperative:
-		c.GroupProtocol = "classic"
-		c.Assignors = []string{"cooperative-sticky"}
-	case ProtocolNextgen:
-		c.GroupProtocol = "consumer"
-	default:
-		return fmt.Errorf("unknown protocol %q (want eager, cooperative or nextgen)", protocol)
+	for _, p := range protocolTable() {
+		if p.Name != protocol {
+			continue
+		}
+		c.GroupProtocol = p.GroupProtocol
+		if p.Assignors != nil {
+			c.Assignors = slices.Clone(p.Assignors)
+		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("unknown protocol %q (want %s)", protocol, strings.Join(Protocols(), ", "))
 }
 
 // Apply lays s over c: the shorthand first, then every explicit key.
-func (s ConsumerSettings) Apply(c *ConsumerConfig) error {
-	if s.Protocol != nil {
-		if err := applyShorthand(c, *s.Protocol); err != nil {
+func (s ConsumerSettings) Apply(c *ConsumerConfig) error { return s.apply(c) }
+
+// apply is Apply without the copy of s, which would escape to the heap.
+func (s *ConsumerSettings) apply(c *ConsumerConfig) error {
+	for _, row := range consumerSettingTable() {
+		if err := row.apply(s, c); err != nil {
 			return err
 		}
 	}
-	setString(&c.GroupProtocol, s.GroupProtocol)
-	if s.Assignors != nil {
-		c.Assignors = slices.Clone(*s.Assignors)
-	}
-	setString(&c.RemoteAssignor, s.RemoteAssignor)
-	if s.Static != nil {
-		if *s.Static {
-			c.GroupInstanceID = c.ClientID
-		} else {
-			c.GroupInstanceID = ""
-		}
-	}
-	setString(&c.GroupInstanceID, s.GroupInstanceID)
-	setDuration(&c.SessionTimeout, s.SessionTimeout)
-	setDuration(&c.HeartbeatInterval, s.HeartbeatInterval)
-	setDuration(&c.MaxPollInterval, s.MaxPollInterval)
-	setDuration(&c.RequestTimeout, s.RequestTimeout)
-	setDuration(&c.RetryBackoff, s.RetryBackoff)
-	if s.EnableAutoCommit != nil {
-		c.EnableAutoCommit = *s.EnableAutoCommit
-	}
-	setDuration(&c.AutoCommitInterval, s.AutoCommitInterval)
-	setDuration(&c.MetadataMaxAge, s.MetadataMaxAge)
-	if s.MaxPollRecords != nil {
-		c.MaxPollRecords = *s.MaxPollRecords
-	}
-	if s.ProcessingRate != nil {
-		c.ProcessingRate = *s.ProcessingRate
-	}
-	setDuration(&c.CommitLatency, s.CommitLatency)
-	setDuration(&c.RevokeCallback, s.RevokeCallback)
-	setDuration(&c.AssignCallback, s.AssignCallback)
-	setDuration(&c.LostCallback, s.LostCallback)
-	if s.RebalanceListener != nil {
-		c.RebalanceListener = *s.RebalanceListener
-	}
-	if s.Subscription != nil {
-		c.Subscription = slices.Clone(*s.Subscription)
-	}
 	return nil
-}
-
-func setString(dst *string, v *string) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
-func setDuration(dst *time.Duration, v *time.Duration) {
-	if v != nil {
-		*dst = *v
-	}
 }
 
 // resolveConfig computes a member's configuration: Kafka's defaults, then
@@ -127,8 +129,8 @@ func resolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []Consum
 		return c, err
 	}
 	layers := append([]ConsumerSettings{sc.Defaults, m.Settings}, patches...)
-	for _, l := range layers {
-		if err := l.Apply(&c); err != nil {
+	for i := range layers {
+		if err := layers[i].apply(&c); err != nil {
 			return c, fmt.Errorf("member %s: %w", m.ID, err)
 		}
 	}
@@ -141,26 +143,12 @@ func resolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []Consum
 }
 
 // ResolveGroupConfig fills the zero fields of g with Kafka's defaults, except
-// InitialRebalanceDelay, where zero is a meaningful setting (no delay).
+// where zero is a meaningful setting (InitialRebalanceDelay: no delay).
 func ResolveGroupConfig(g GroupConfig) GroupConfig {
-	d := DefaultGroupConfig()
-	if g.HeartbeatInterval == 0 {
-		g.HeartbeatInterval = d.HeartbeatInterval
-	}
-	if g.SessionTimeout == 0 {
-		g.SessionTimeout = d.SessionTimeout
-	}
-	if g.Assignor == "" {
-		g.Assignor = d.Assignor
-	}
-	if g.MigrationPolicy == "" {
-		g.MigrationPolicy = d.MigrationPolicy
-	}
-	if g.MinSessionTimeout == 0 {
-		g.MinSessionTimeout = d.MinSessionTimeout
-	}
-	if g.MaxSessionTimeout == 0 {
-		g.MaxSessionTimeout = d.MaxSessionTimeout
+	for _, row := range groupSettingTable() {
+		if !row.ZeroIsValue() && row.IsZero(&g) {
+			row.Put(&g, row.Default())
+		}
 	}
 	return g
 }

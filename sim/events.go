@@ -20,7 +20,7 @@ func (w *world) schedule(ev Event) {
 		for i, name := range ev.Members {
 			at := ev.At + time.Duration(i)*ev.Interval
 			w.scheduleRestart(w.proc(name), at, ev.For, ev.Graceful, ev.Set)
-			w.disturb(Disturbance{Kind: string(EventRestart), Members: []string{name}, Start: sec(at), End: sec(at + ev.For), Label: "rolling restart " + name})
+			w.disturb(disturbance{kind: string(EventRestart), members: []string{name}, start: at, end: at + ev.For, label: "rolling restart " + name})
 		}
 		return
 	case EventRestart:
@@ -56,10 +56,24 @@ func (w *world) schedule(ev Event) {
 		label = fmt.Sprintf("subscribe %s to %s", strings.Join(ev.Members, ","), strings.Join(ev.Topics, ","))
 		w.forEach(ev, func(p *process) { w.subscribe(p, ev.Topics) })
 	}
-	w.disturb(Disturbance{Kind: string(ev.Kind), Members: ev.Members, Start: sec(ev.At), End: sec(end), Label: label})
+	w.disturb(disturbance{kind: string(ev.Kind), members: ev.Members, start: ev.At, end: end, label: label})
 }
 
-func (w *world) disturb(d Disturbance) {
+// disturbance is a scenario event as scheduled, its times kept integral:
+// convergence is judged on them, and only the result converts them to
+// seconds (Disturbance).
+type disturbance struct {
+	kind       string
+	members    []string
+	start, end time.Duration
+	label      string
+}
+
+func (d disturbance) out() Disturbance {
+	return Disturbance{Kind: d.kind, Members: d.members, Start: sec(d.start), End: sec(d.end), Label: d.label}
+}
+
+func (w *world) disturb(d disturbance) {
 	w.disturbances = append(w.disturbances, d)
 }
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"container/heap"
-	"math"
 	"slices"
 	"time"
 
@@ -34,10 +33,11 @@ type ledger struct {
 	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
 	// pinned at zero; zeros is a heap of the instants at which draining
 	// partitions reach zero lag.
-	sumA, sumS  float64
-	zeros       zeroHeap
-	peakLag     float64
-	lagBaseline float64
+	sumA, sumS float64
+	zeros      zeroHeap
+	peakLag    float64
+	// lagPath follows the total lag over the window for lag_recovery_seconds.
+	lagPath lagPath
 
 	// firstZombie and zombieMembers describe zombie processing for findings.
 	zombieSeen    bool
@@ -89,8 +89,9 @@ type partLedger struct {
 	required  bool
 	isBad     bool
 
-	// accrued metrics (within the window)
-	downtime, maxGap, gapStart, doubleSec, zombieSec float64
+	// accrued metrics (within the window), integral until the result
+	// converts them to seconds.
+	downtime, maxGap, gapStart, doubleSec, zombieSec time.Duration
 	inGap                                            bool
 	duplicates                                       float64
 
@@ -125,7 +126,7 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, rate float64, required bo
 	p := &partLedger{tp: tp, name: tp.String(), rate: rate, since: t, lagT: t, lastOwner: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
-	p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
+	p.inGap, p.gapStart = true, max(t, l.windowStart)
 	l.setSlope(p, rate, t)
 	l.refresh(len(l.parts) - 1)
 }
@@ -133,14 +134,14 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, rate float64, required bo
 func sec(d time.Duration) float64 { return d.Seconds() }
 
 // overlap returns the part of [a, b] inside the measurement window.
-func (l *ledger) overlap(a, b time.Duration) float64 {
+func (l *ledger) overlap(a, b time.Duration) time.Duration {
 	if a < l.windowStart {
 		a = l.windowStart
 	}
 	if b <= a {
 		return 0
 	}
-	return sec(b - a)
+	return b - a
 }
 
 // processingOwner returns the owner driving the lag model, or -1.
@@ -175,7 +176,7 @@ func (l *ledger) advance(idx int) {
 	if l.doublyOwned(p) {
 		p.doubleSec += dt
 	}
-	p.zombieSec += float64(zombies) * dt
+	p.zombieSec += time.Duration(zombies) * dt
 	if zombies > 0 && dt > 0 {
 		for _, o := range p.owners {
 			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !slices.Contains(l.zombieMembers, pr.name) {
@@ -294,10 +295,10 @@ func (l *ledger) refreshConverged(p *partLedger) {
 // processing, keeping the longest one.
 func (l *ledger) refreshGap(p *partLedger, owner int, t time.Duration) {
 	if owner < 0 && !p.inGap {
-		p.inGap, p.gapStart = true, sec(max(t, l.windowStart))
+		p.inGap, p.gapStart = true, max(t, l.windowStart)
 	} else if owner >= 0 && p.inGap {
 		p.inGap = false
-		p.maxGap = math.Max(p.maxGap, sec(max(t, l.windowStart))-p.gapStart)
+		p.maxGap = max(p.maxGap, max(t, l.windowStart)-p.gapStart)
 	}
 }
 
@@ -365,13 +366,35 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	}
 }
 
-// totalLag returns Σ lag at t (t must not go backwards).
+// totalLag returns Σ lag at t (t must not go backwards). Every instant the
+// total's slope changes passes through here (a ledger change observes the
+// lag first; a partition draining to zero is found here), so the lag path
+// over the window is recorded exactly.
 func (l *ledger) totalLag(t time.Duration) float64 {
+	if !l.lagPath.started && t >= l.windowStart {
+		l.drainZeros(l.windowStart)
+		v := l.sumLag(l.windowStart)
+		l.peakLag = max(l.peakLag, v)
+		l.lagPath.begin(l.windowStart, v)
+	}
+	l.drainZeros(t)
+	v := l.sumLag(t)
+	if l.lagPath.started {
+		l.lagPath.record(t, v)
+	}
+	return v
+}
+
+// drainZeros pins at zero the partitions whose lag reached zero by t.
+func (l *ledger) drainZeros(t time.Duration) {
 	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
 		z := heap.Pop(&l.zeros).(zeroAt)
 		p := z.part
 		if z.ver != p.zeroVer || !p.active {
 			continue
+		}
+		if l.lagPath.started && z.at >= l.windowStart {
+			l.lagPath.record(z.at, l.sumLag(z.at))
 		}
 		l.sumA -= p.lag - p.slope*sec(p.lagT)
 		l.sumS -= p.slope
@@ -379,11 +402,10 @@ func (l *ledger) totalLag(t time.Duration) float64 {
 		p.lag, p.lagT, p.slope = 0, z.at, 0
 		p.zeroVer++
 	}
-	v := l.sumA + l.sumS*sec(t)
-	if v < 0 {
-		return 0
-	}
-	return v
+}
+
+func (l *ledger) sumLag(t time.Duration) float64 {
+	return max(0, l.sumA+l.sumS*sec(t))
 }
 
 // observeLag records the total lag at t for the peak. Between two ledger
@@ -395,7 +417,15 @@ func (l *ledger) observeLag(t time.Duration) {
 	}
 	if v := l.totalLag(t); v > l.peakLag {
 		l.peakLag = v
+		l.lagPath.raiseFloor(l.lagPath.base + max(1, 0.01*v))
 	}
+}
+
+// lagRecovery is the time from the window start until the total lag is
+// back to its level at the window start (within 1% of the peak, or one
+// record) for good; the whole window if it never is.
+func (l *ledger) lagRecovery() time.Duration {
+	return l.lagPath.recovery(l.lagPath.base + max(1, 0.01*l.peakLag))
 }
 
 // --- ownership changes, as the application sees them ---
@@ -503,12 +533,13 @@ func (l *ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
 	})
 }
 
-// Release records that proc no longer owns tps. committed tells whether
-// its last processed offsets were committed (a clean revoke by a current
-// member); otherwise the uncommitted records will be processed again.
-func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
+// Release records that proc no longer owns tps: revoked (counted as
+// revocations) or lost. committed tells whether its last processed offsets
+// were committed first, which succeeds only for a current member;
+// otherwise the uncommitted records will be processed again.
+func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committed bool) {
 	pr := l.procs[proc]
-	committed := revoked && pr.member > 0
+	committed = committed && pr.member > 0
 	idxs := l.indexes(tps)
 	l.touchProc(proc, func() {
 		for _, idx := range idxs {
@@ -536,7 +567,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked bool) {
 
 // ReleaseAll drops everything proc owns without a commit (crash, lost).
 func (l *ledger) ReleaseAll(proc int) {
-	l.Release(proc, l.ownedBy(proc), false)
+	l.Release(proc, l.ownedBy(proc), false, false)
 }
 
 func (l *ledger) ownedBy(proc int) []kafka.TopicPartition {
@@ -642,7 +673,7 @@ func (l *ledger) finish() {
 	for idx, p := range l.parts {
 		l.advance(idx)
 		if p.inGap {
-			p.maxGap = math.Max(p.maxGap, sec(t)-p.gapStart)
+			p.maxGap = max(p.maxGap, t-p.gapStart)
 		}
 		if l.timeline && t > p.segStart {
 			p.segments = append(p.segments, Segment{Partition: p.name, Owner: p.segOwner, State: p.segState, Start: sec(p.segStart), End: sec(t)})
@@ -658,13 +689,16 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 	m.Revocations = l.revocations
 	// Sums run in partition order so that floating-point results do not
 	// depend on the order events happened to touch partitions.
+	// Each partition's durations are converted to seconds once, here.
+	var maxGap time.Duration
 	for _, p := range l.parts {
-		m.DowntimePartitionSeconds += p.downtime
-		m.MaxPartitionGapSeconds = max(m.MaxPartitionGapSeconds, p.maxGap)
-		m.DoubleOwnershipSeconds += p.doubleSec
-		m.ZombieProcessingSeconds += p.zombieSec
+		m.DowntimePartitionSeconds += sec(p.downtime)
+		maxGap = max(maxGap, p.maxGap)
+		m.DoubleOwnershipSeconds += sec(p.doubleSec)
+		m.ZombieProcessingSeconds += sec(p.zombieSec)
 		m.DuplicateRecords += p.duplicates
 	}
+	m.MaxPartitionGapSeconds = sec(maxGap)
 	m.PeakLagRecords = l.peakLag
 }
 

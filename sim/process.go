@@ -94,7 +94,7 @@ type process struct {
 
 	pollRng *rand.Rand
 
-	idleTotal float64
+	idleTotal time.Duration
 	// lanes is the member's swim-lane history, in time order.
 	lanes      []MemberSegment
 	metrics    clientMetrics
@@ -171,8 +171,13 @@ func (w *world) scheduleAutoCommit(p *process) {
 			return
 		}
 		// Auto-commit runs inside poll(): a blocked application thread
-		// commits nothing until it polls again.
-		w.stepClient(p, AppThread, clientInput{fn: func(Client, ClientEnv, *Effects) { w.ledger.Commit(p.idx) }})
+		// commits nothing until it polls again, and a client whose
+		// commits fail mid-rebalance commits nothing then.
+		w.stepClient(p, AppThread, clientInput{fn: func(c Client, _ ClientEnv, _ *Effects) {
+			if g, ok := c.(CommitGate); !ok || g.CanCommit() {
+				w.ledger.Commit(p.idx)
+			}
+		}})
 		w.scheduleAutoCommit(p)
 	})
 }
@@ -193,7 +198,7 @@ func (w *world) stopProcess(p *process, clean bool) {
 		return
 	}
 	if clean {
-		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true)
+		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true, true)
 	} else {
 		w.ledger.ReleaseAll(p.idx)
 	}
@@ -227,4 +232,11 @@ func (w *world) closeProcess(p *process) {
 		}
 	})
 	w.stepClient(p, AppThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) { c.Close(env, out) }})
+}
+
+// commitsBefore reports whether a revoke commits the partitions' offsets
+// before they are released: the client's own auto-commit (Callback.Commit)
+// or the application's listener (commit_on_revoke).
+func (p *process) commitsBefore(cb Callback) bool {
+	return cb.Kind == CallbackRevoked && ((cb.Commit && p.cfg.EnableAutoCommit) || p.cfg.CommitOnRevoke)
 }

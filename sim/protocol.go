@@ -135,7 +135,13 @@ func (c CallbackKind) String() string {
 type Callback struct {
 	Kind       CallbackKind
 	Partitions []kafka.TopicPartition
-	// Commit makes the revoke commit offsets synchronously first.
+	// Commit tells that the client auto-commits synchronously before this
+	// revoke, when enable.auto.commit is on: the classic client in
+	// onJoinPrepare and close (ConsumerCoordinator), the consumer
+	// protocol's before any revocation (maybeAutoCommitSyncBeforeRevocation).
+	// The classic client's revocation after SyncGroup (onJoinComplete)
+	// commits nothing of its own. Whatever the client does, a listener
+	// that commits (commit_on_revoke) commits in every revoke.
 	Commit bool
 	// Token is handed back in CallbackDone.
 	Token int
@@ -184,6 +190,11 @@ type Effects struct {
 	// WantPoll asks for the application thread's next poll().
 	WantPoll bool
 	Notes    []Note
+	// CommitOffsets commits, synchronously and now, everything the
+	// application has consumed, when enable.auto.commit is on: the classic
+	// client's auto-commit in onJoinPrepare. (Its latency does not delay
+	// the JoinGroup.)
+	CommitOffsets bool
 }
 
 // Send appends a message to to. The coordinator answers a request by
@@ -224,6 +235,7 @@ func (e *Effects) Reset() {
 	e.Callbacks = e.Callbacks[:0]
 	e.WantPoll = false
 	e.Notes = e.Notes[:0]
+	e.CommitOffsets = false
 }
 
 // ClientEnv is what a client may know about its world at an input: the
@@ -267,6 +279,15 @@ type Client interface {
 	State() string
 }
 
+// CommitGate is implemented by a client whose offset commits succeed only
+// in some states: the classic client commits only in a stable generation
+// (ConsumerCoordinator.sendOffsetCommitRequest fails a commit while a
+// rebalance is in progress), so its periodic auto-commit does nothing
+// then. A client without it always commits.
+type CommitGate interface {
+	CanCommit() bool
+}
+
 // CoordinatorEnv is what the coordinator knows at an input.
 type CoordinatorEnv struct {
 	Now      time.Duration
@@ -295,4 +316,7 @@ type Models interface {
 	NewCoordinator(cfg GroupConfig) GroupCoordinator
 	// NewClient builds a client for one incarnation of a consumer process.
 	NewClient(self Endpoint, cfg ConsumerConfig) (Client, error)
+	// Names lists the protocols and assignors the models implement; a
+	// scenario loader accepts exactly these.
+	Names() Names
 }

@@ -140,7 +140,7 @@ func (r *Recorder) Closed(t time.Duration, member string) error {
 	if err != nil {
 		return err
 	}
-	r.l.Release(proc, r.l.ownedBy(proc), true)
+	r.l.Release(proc, r.l.ownedBy(proc), true, true)
 	r.l.SetProcess(proc, false, false, false)
 	return nil
 }
@@ -197,7 +197,7 @@ func (r *Recorder) Revoking(t time.Duration, member string, tps []kafka.TopicPar
 func (r *Recorder) Revoked(t time.Duration, member string, tps []kafka.TopicPartition) error {
 	proc, err := r.at(t, member)
 	if err == nil {
-		r.l.Release(proc, tps, true)
+		r.l.Release(proc, tps, true, true)
 	}
 	return err
 }
@@ -207,7 +207,7 @@ func (r *Recorder) Revoked(t time.Duration, member string, tps []kafka.TopicPart
 func (r *Recorder) Lost(t time.Duration, member string, tps []kafka.TopicPartition) error {
 	proc, err := r.at(t, member)
 	if err == nil {
-		r.l.Release(proc, tps, false)
+		r.l.Release(proc, tps, false, false)
 	}
 	return err
 }
@@ -249,6 +249,6 @@ func (r *Recorder) Finish(horizon time.Duration) (Metrics, []Finding, error) {
 	r.l.finish()
 	m := Metrics{Rebalances: r.rebalances, Converged: r.l.Converged()}
 	r.l.partitionMetrics(&m)
-	m.LagRecoverySeconds = lagRecovery(&r.series, sec(r.l.windowStart))
+	m.LagRecoverySeconds = sec(r.l.lagRecovery())
 	return m, r.l.findings, nil
 }

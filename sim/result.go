@@ -26,12 +26,16 @@ type Result struct {
 	Series Series `json:"series"`
 	// Disturbances are the scenario events as they happened.
 	Disturbances []Disturbance `json:"disturbances"`
+	// DisturbancesNotReached counts scenario events scheduled at or after
+	// the horizon: they are neither listed nor judged for convergence.
+	DisturbancesNotReached int `json:"disturbances_not_reached,omitempty"`
 	// Events counts the kernel events the run executed.
 	Events uint64 `json:"events"`
 }
 
 // Metrics are the protocol-neutral metrics, computed from the ownership
-// ledger over the measurement window. JSON names are the contract.
+// ledger over the measurement window. JSON names are the contract; each
+// numeric metric's unit and meaning are its row of MetricTable.
 type Metrics struct {
 	Rebalances               int     `json:"rebalances"`
 	MovedPartitions          int     `json:"moved_partitions"`
@@ -46,49 +50,6 @@ type Metrics struct {
 	PeakLagRecords           float64 `json:"peak_lag_records"`
 	LagRecoverySeconds       float64 `json:"lag_recovery_seconds"`
 	DuplicateRecords         float64 `json:"duplicate_records"`
-}
-
-// MetricNames lists the numeric metrics of Metrics by their JSON names, in
-// the order of the contract; expectations and reports refer to them so.
-func MetricNames() []string {
-	return []string{
-		"rebalances", "moved_partitions", "revocations",
-		"downtime_partition_seconds", "max_partition_gap_seconds",
-		"member_idle_seconds", "convergence_seconds",
-		"double_ownership_seconds", "zombie_processing_seconds",
-		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
-	}
-}
-
-// Value returns a metric by its JSON name.
-func (m Metrics) Value(name string) (float64, bool) {
-	switch name {
-	case "rebalances":
-		return float64(m.Rebalances), true
-	case "moved_partitions":
-		return float64(m.MovedPartitions), true
-	case "revocations":
-		return float64(m.Revocations), true
-	case "downtime_partition_seconds":
-		return m.DowntimePartitionSeconds, true
-	case "max_partition_gap_seconds":
-		return m.MaxPartitionGapSeconds, true
-	case "member_idle_seconds":
-		return m.MemberIdleSeconds, true
-	case "convergence_seconds":
-		return m.ConvergenceSeconds, true
-	case "double_ownership_seconds":
-		return m.DoubleOwnershipSeconds, true
-	case "zombie_processing_seconds":
-		return m.ZombieProcessingSeconds, true
-	case "peak_lag_records":
-		return m.PeakLagRecords, true
-	case "lag_recovery_seconds":
-		return m.LagRecoverySeconds, true
-	case "duplicate_records":
-		return m.DuplicateRecords, true
-	}
-	return 0, false
 }
 
 // Convergence is the time the group needed to be stable again after one disturbance.

@@ -89,17 +89,14 @@ type GroupConfig struct {
 	MaxSize int
 }
 
-// DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3).
+// DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3;
+// GroupSettingTable).
 func DefaultGroupConfig() GroupConfig {
-	return GroupConfig{
-		InitialRebalanceDelay: 3 * time.Second,
-		HeartbeatInterval:     5 * time.Second,
-		SessionTimeout:        45 * time.Second,
-		Assignor:              "uniform",
-		MigrationPolicy:       "bidirectional",
-		MinSessionTimeout:     6 * time.Second,
-		MaxSessionTimeout:     30 * time.Minute,
+	var g GroupConfig
+	for _, row := range groupSettingTable() {
+		row.Put(&g, row.Default())
 	}
+	return g
 }
 
 // MemberSpec is one consumer process of the scenario.
@@ -145,6 +142,9 @@ type ConsumerSettings struct {
 	ProcessingRate *float64
 	// CommitLatency is the time a synchronous offset commit takes (before revocation).
 	CommitLatency *time.Duration
+	// CommitOnRevoke makes the application's onPartitionsRevoked commit
+	// synchronously (Kafka's default listener does nothing).
+	CommitOnRevoke *bool
 	// RevokeCallback, AssignCallback and LostCallback are the time the
 	// application spends in onPartitionsRevoked / Assigned / Lost.
 	RevokeCallback *time.Duration
@@ -178,6 +178,7 @@ type ConsumerConfig struct {
 	MaxPollRecords     int
 	ProcessingRate     float64
 	CommitLatency      time.Duration
+	CommitOnRevoke     bool
 	RevokeCallback     time.Duration
 	AssignCallback     time.Duration
 	LostCallback       time.Duration

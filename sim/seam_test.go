@@ -60,6 +60,7 @@ func (m pingModels) NewCoordinator(GroupConfig) GroupCoordinator { return echo{}
 func (m pingModels) NewClient(Endpoint, ConsumerConfig) (Client, error) {
 	return m.client, nil
 }
+func (m pingModels) Names() Names { return Names{Protocols: Protocols()} }
 
 func TestResponseReturnsToTheSendingThread(t *testing.T) {
 	callback := 10 * time.Second

@@ -219,7 +219,7 @@ func (w *world) runCallbacks(p *process) {
 	switch cb.Kind {
 	case CallbackRevoked:
 		w.ledger.StartRevoke(p.idx, cb.Partitions)
-		if cb.Commit && p.cfg.EnableAutoCommit {
+		if p.commitsBefore(cb) {
 			d += p.cfg.CommitLatency
 		}
 		if cb.Thread == AppThread {
@@ -232,7 +232,7 @@ func (w *world) runCallbacks(p *process) {
 			d += p.cfg.AssignCallback
 		}
 	case CallbackLost:
-		w.ledger.Release(p.idx, cb.Partitions, false)
+		w.ledger.Release(p.idx, cb.Partitions, false, false)
 		if cb.Thread == AppThread {
 			d += p.cfg.LostCallback
 		}
@@ -257,7 +257,7 @@ func (w *world) runCallbacks(p *process) {
 
 func (w *world) finishCallback(p *process, cb Callback, started time.Duration) {
 	if cb.Kind == CallbackRevoked {
-		w.ledger.Release(p.idx, cb.Partitions, true)
+		w.ledger.Release(p.idx, cb.Partitions, true, p.commitsBefore(cb))
 	}
 	p.metrics.callbacks[cb.Kind] = append(p.metrics.callbacks[cb.Kind], float64(w.k.Now()-started)/float64(time.Millisecond))
 	if w.traceOn() {

@@ -39,7 +39,7 @@ type world struct {
 	flips      []flip
 	converged  bool
 
-	disturbances []Disturbance
+	disturbances []disturbance
 	findings     []Finding
 
 	trace    io.Writer
@@ -139,7 +139,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		p := p
 		w.k.At(p.spec.Start, func() { w.startProcess(p) })
 		if p.spec.Start > 0 {
-			w.disturb(Disturbance{Kind: string(EventStart), Members: []string{p.name}, Start: sec(p.spec.Start), End: sec(p.spec.Start), Label: "start " + p.name})
+			w.disturb(disturbance{kind: string(EventStart), members: []string{p.name}, start: p.spec.Start, end: p.spec.Start, label: "start " + p.name})
 		}
 	}
 	for _, ev := range sc.Events {
@@ -228,6 +228,9 @@ func (w *world) coordEnv() CoordinatorEnv {
 func (w *world) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
+	if out.CommitOffsets && p.cfg.EnableAutoCommit {
+		w.ledger.Commit(p.idx)
+	}
 	// The effects are read in place: a note is large, and most steps
 	// set a timer or two.
 	for i := range notes {

@@ -33,6 +33,9 @@ type Spec struct {
 	// point: the first of each point's seeds. It cannot go with a
 	// variation of seed.
 	Seed *uint64
+	// Models are the models the sweep will run under (give Run the same);
+	// the scenario may name what they register. Nil means protocols.Default().
+	Models sim.Models
 }
 
 // Grid is an expanded sweep: every grid point decoded and checked.
@@ -91,7 +94,8 @@ func pointLabel(params, values []string) string {
 // the first grid point the loader rejects, naming the point and the file
 // position, before anything runs.
 func Expand(source string, data []byte, spec Spec) (*Grid, error) {
-	base, err := scenarios.Parse(source, data)
+	loader := scenarios.Loader{Models: spec.Models}
+	base, err := loader.Parse(source, data)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +137,7 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 	if spec.Seed != nil && slices.ContainsFunc(vary, func(v scenarios.Variation) bool { return scenarios.OverrideTarget(v.Path) == "seed" }) {
 		return nil, fmt.Errorf("the seed is both set (--seed %d) and varied (seed=...): give one of them", *spec.Seed)
 	}
-	if g.Protocols, err = rebalsim.ProtocolsFor(base.Scenario, spec.Protocols); err != nil {
+	if g.Protocols, err = rebalsim.ProtocolsFor(base.Scenario, spec.Protocols, spec.Models); err != nil {
 		return nil, err
 	}
 	for i, p := range g.Protocols {
@@ -164,7 +168,7 @@ func Expand(source string, data []byte, spec Spec) (*Grid, error) {
 			overrides[j] = scenarios.Override{Path: vary[j].Path, Value: values[j]}
 		}
 		g.Points[i].Values = values
-		sc, err := scenarios.ParseWith(source, data, overrides)
+		sc, err := loader.ParseWith(source, data, overrides)
 		if err != nil {
 			return nil, fmt.Errorf("grid point %d (%s): %w", i, g.Label(i), err)
 		}

@@ -6,12 +6,14 @@
 // hand a partition to a new owner in the same round in which another
 // member still owns it.
 //
-// Plug it in with protocols.Models:
+// Plug it in with protocols.Models, and load scenarios for those models so
+// that a file may name it (`assignors: [fair-sticky]`):
 //
 //	models := protocols.Models{ClientAssignors: []assignor.Assignor{customassignor.FairSticky("fair-sticky")}}
-//	res, err := rebalsim.Run(sc, rebalsim.Options{Models: models})
+//	sc, err := scenarios.Loader{Models: models}.LoadFile("group.yaml")
+//	res, err := rebalsim.Run(sc.Scenario, rebalsim.Options{Models: models})
 //
-// and name it in a scenario (`assignors: [fair-sticky]`), or register it
+// (testdata/fair-sticky-scale-out.yaml is such a file), or register it
 // under a built-in's name ("cooperative-sticky") to run every scenario
 // written for that assignor, the scenario library included, against it.
 package customassignor

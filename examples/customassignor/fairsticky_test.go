@@ -87,6 +87,50 @@ func TestFairStickyInTheLab(t *testing.T) {
 	}
 }
 
+// TestScenarioNamesFairSticky loads a scenario file that names the custom
+// assignor (assignors: [fair-sticky]) with a loader for the models that
+// register it, and runs it: FairSticky is then the only assignor any member
+// offers, so the run shows it at work.
+func TestScenarioNamesFairSticky(t *testing.T) {
+	const file = "testdata/fair-sticky-scale-out.yaml"
+	models := protocols.Models{ClientAssignors: []assignor.Assignor{customassignor.FairSticky("fair-sticky")}}
+	sc, err := scenarios.Loader{Models: models}.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rebalsim.Run(sc.Scenario, rebalsim.Options{Models: models})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Runs[0].Metrics
+	// As in the lab with cooperative-sticky: c4 takes one partition from
+	// each of c1, c2, c3 (3 moved, 3 revoked) over two rebalances, the
+	// second one handing out what the first withheld.
+	if m.MovedPartitions != 3 || m.Revocations != 3 || m.Rebalances != 2 || !m.Converged || len(rep.Runs[0].Findings) != 0 {
+		t.Fatalf("moved=%d revocations=%d rebalances=%d converged=%v findings=%v; want 3, 3, 2, true, none",
+			m.MovedPartitions, m.Revocations, m.Rebalances, m.Converged, rep.Runs[0].Findings)
+	}
+	sum, err := check.Check([]*scenarios.File{sc}, check.Options{Models: models})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pass, fail, undecided := sum.Count(); pass != 2 || fail+undecided != 0 {
+		t.Errorf("the file's 2 expectations: %d passed, %d failed, %d undecided", pass, fail, undecided)
+	}
+
+	// Without the models that register it, the name is unknown, and the
+	// error says where the file names it and what is registered.
+	_, err = scenarios.LoadFile(file)
+	want := file + ":11:15: unknown assignor \"fair-sticky\" in assignors (client assignors: range, roundrobin, sticky, cooperative-sticky)"
+	if err == nil || err.Error() != want {
+		t.Errorf("the built-in models' loader said\n%v\nwant\n%s", err, want)
+	}
+	// check.LoadFor reads it for the models too.
+	if _, err := check.LoadFor(models, file); err != nil {
+		t.Errorf("check.LoadFor: %v", err)
+	}
+}
+
 // TestFairStickyRunsTheLibrary runs the whole scenario library with
 // FairSticky standing in for cooperative-sticky: every expectation the
 // library states for the cooperative protocol must hold for it too.

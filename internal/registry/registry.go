@@ -9,12 +9,13 @@ type Named interface{ Name() string }
 
 // Set is a lookup of assignors by name.
 type Set[A Named] struct {
-	builtin func(name string) (A, bool)
+	builtin []A
 	extra   []A
 }
 
-// New returns a set of the built-ins that builtin finds, plus extra.
-func New[A Named](builtin func(name string) (A, bool), extra ...A) Set[A] {
+// New returns a set of the built-in assignors, in the order their names
+// are listed, plus extra.
+func New[A Named](builtin []A, extra ...A) Set[A] {
 	return Set[A]{builtin: builtin, extra: append([]A(nil), extra...)}
 }
 
@@ -26,9 +27,26 @@ func (s Set[A]) ByName(name string) (A, bool) {
 			return s.extra[i], true
 		}
 	}
-	if s.builtin == nil {
-		var zero A
-		return zero, false
+	for _, a := range s.builtin {
+		if a.Name() == name {
+			return a, true
+		}
 	}
-	return s.builtin(name)
+	var zero A
+	return zero, false
+}
+
+// Names lists every name ByName finds, once each: the built-ins in their
+// order, then the extras that are not a built-in's name, in the order they
+// were first given. Scenario files may name exactly these.
+func (s Set[A]) Names() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, a := range append(append([]A(nil), s.builtin...), s.extra...) {
+		if !seen[a.Name()] {
+			seen[a.Name()] = true
+			names = append(names, a.Name())
+		}
+	}
+	return names
 }

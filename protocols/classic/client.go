@@ -47,6 +47,9 @@ const (
 	timerHeartbeatTimeout sim.TimerKind = "hb-timeout"
 	// timerJoinTimeout gives up on a JoinGroup that got no answer.
 	timerJoinTimeout sim.TimerKind = "join-timeout"
+	// timerSyncTimeout ends a SyncGroup whose response never came
+	// (request.timeout.ms): the member rejoins.
+	timerSyncTimeout sim.TimerKind = "sync-timeout"
 	// timerRetry ends a retry backoff: poll() tries to join again.
 	timerRetry sim.TimerKind = "retry"
 	// timerMetadata is the next metadata refresh (metadata.max.age.ms).
@@ -176,7 +179,19 @@ func (c *Client) Start(env sim.ClientEnv, out *sim.Effects) {
 // Poll is poll(): if a rebalance is needed, prepare for it (once) and send
 // JoinGroup. Everything else of the rebalance follows from responses.
 func (c *Client) Poll(env sim.ClientEnv, out *sim.Effects) {
-	if c.closing || c.fatal != "" || !c.rejoinNeeded || c.joinInFlight || c.syncInFlight || c.pendingCbs > 0 {
+	if c.closing || c.fatal != "" || !c.rejoinNeeded || c.joinInFlight || c.pendingCbs > 0 {
+		return
+	}
+	if c.syncInFlight {
+		// The rebalance's SyncGroup is still pending (AbstractCoordinator
+		// keeps its joinFuture). A heartbeat that reset the generation
+		// meanwhile asked for onJoinPrepare again (resetStateAndRejoin
+		// sets needsJoinPrepare): it runs now, losing the partitions, and
+		// the next JoinGroup waits for the SyncGroup to end.
+		if !c.joinPrepared {
+			c.joinPrepared = true
+			c.onJoinPrepare(env, out)
+		}
 		return
 	}
 	if env.Now < c.backoffUntil {
@@ -204,6 +219,11 @@ func (c *Client) onJoinPrepare(env sim.ClientEnv, out *sim.Effects) bool {
 		}
 		return false
 	}
+	// ConsumerCoordinator.onJoinPrepare auto-commits everything consumed
+	// (maybeAutoCommitOffsetsSync) before it revokes anything: under
+	// cooperative, what the member goes on processing during the
+	// rebalance is not committed by the revocation after SyncGroup.
+	out.CommitOffsets = true
 	revoke := c.strategy.OnJoinPrepare(c.owned, c.subscription)
 	if revoke.Size() == 0 {
 		return false
@@ -276,7 +296,7 @@ func (c *Client) joinRequest() JoinGroupRequest {
 }
 
 func (c *Client) sendJoinGroup(env sim.ClientEnv, out *sim.Effects) {
-	if c.closing {
+	if c.closing || c.joinInFlight || c.syncInFlight {
 		return
 	}
 	c.setState(preparingRebalance, out)
@@ -332,6 +352,10 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		}
 		c.syncInFlight = true
 		out.Request(sim.AppThread, sync)
+		// SyncGroup has the default request timeout (request.timeout.ms,
+		// AbstractCoordinator.sendSyncGroupRequest): a lost response
+		// fails the rebalance then, and the member rejoins.
+		out.SetClientTimer(sim.TimerID{Kind: timerSyncTimeout}, env.Now+c.cfg.RequestTimeout, sim.AppThread)
 	case MemberIDRequired:
 		c.memberID = r.MemberID
 		c.sendJoinGroup(env, out)
@@ -398,11 +422,18 @@ func (c *Client) onSyncGroupResponse(env sim.ClientEnv, r SyncGroupResponse, out
 		return
 	}
 	c.syncInFlight = false
-	switch r.Error {
-	case None:
+	out.CancelTimer(sim.TimerID{Kind: timerSyncTimeout})
+	switch {
+	case r.Error == None && c.generation < 0:
+		// A heartbeat reset the generation while the SyncGroup was
+		// pending: the assignment is stale, and joinGroupIfNeeded rejoins
+		// at once (hasGenerationReset, resetStateAndRejoin).
+		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, Failed: true, Detail: "generation reset during SyncGroup"})
+		c.Poll(env, out)
+	case r.Error == None:
 		c.setState(stable, out)
 		c.onJoinComplete(env, r.Assignment, out)
-	case RebalanceInProgress:
+	case r.Error == RebalanceInProgress:
 		// Rejoin at once; onJoinPrepare has already run for this rebalance.
 		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, Failed: true})
 		c.sendJoinGroup(env, out)
@@ -423,7 +454,9 @@ func (c *Client) onJoinComplete(env sim.ClientEnv, assigned kafka.Assignment, ou
 	c.rejoinNeeded, c.joinPrepared, c.fenced, c.backoff = rejoin, false, false, 0
 	out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID})
 	c.callbacks(out, thenRejoinIfNeeded,
-		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions(), Commit: true},
+		// onJoinComplete revokes without a commit of its own (Commit
+		// false); only a listener that commits does.
+		sim.Callback{Kind: sim.CallbackRevoked, Partitions: revoke.Partitions()},
 		sim.Callback{Kind: sim.CallbackAssigned, Partitions: add.Partitions()})
 	if c.pendingCbs == 0 && c.rejoinNeeded {
 		out.WantPoll = true
@@ -471,6 +504,11 @@ func (c *Client) Timer(env sim.ClientEnv, id sim.TimerID, out *sim.Effects) {
 		if c.joinInFlight {
 			c.joinInFlight = false
 			c.retry(env, "JoinGroup timed out", out)
+		}
+	case timerSyncTimeout:
+		if c.syncInFlight {
+			c.syncInFlight = false
+			c.retry(env, "SyncGroup timed out", out)
 		}
 	case timerRetry:
 		c.Poll(env, out)
@@ -600,6 +638,11 @@ func (c *Client) Settled() bool {
 func (c *Client) Rebalancing() bool {
 	return c.fatal == "" && (c.rejoinNeeded || c.joinInFlight || c.syncInFlight || c.state == preparingRebalance || c.state == completingRebalance)
 }
+
+// CanCommit reports whether an offset commit would succeed: only in a
+// stable generation (ConsumerCoordinator.sendOffsetCommitRequest,
+// generationIfStable), so the periodic auto-commit fails mid-rebalance.
+func (c *Client) CanCommit() bool { return c.state == stable && c.generation >= 0 }
 
 // Fenced reports a member that lost its membership and has not rejoined.
 func (c *Client) Fenced() bool { return c.fenced || c.fatal != "" }

@@ -78,9 +78,9 @@ func (a localAssignment) updateWith(p kafka.Assignment) (localAssignment, bool) 
 	return localAssignment{epoch: a.epoch + 1, partitions: p.Clone()}, true
 }
 
-// defaultHeartbeatInterval is used until the coordinator says otherwise
-// (group.consumer.heartbeat.interval.ms default).
-const defaultHeartbeatInterval = 5 * time.Second
+// defaultHeartbeatInterval is used until the coordinator says otherwise:
+// the default of group.consumer.heartbeat.interval.ms.
+func defaultHeartbeatInterval() time.Duration { return sim.DefaultGroupConfig().HeartbeatInterval }
 
 // Client timers, on the background (network) thread.
 const (
@@ -166,7 +166,7 @@ func (s *sentFields) reset() { *s = sentFields{rebalanceTimeoutMs: -1} }
 // NewClient returns a consumer-protocol client for one incarnation.
 func NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) *Client {
 	c := &Client{self: self, cfg: cfg, current: noAssignment, target: noAssignment, owned: kafka.Assignment{},
-		interval: defaultHeartbeatInterval}
+		interval: defaultHeartbeatInterval()}
 	c.sent.reset()
 	return c
 }

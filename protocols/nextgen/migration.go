@@ -19,11 +19,11 @@ import (
 // upgradeAllowed and downgradeAllowed read group.consumer.migration.policy
 // (ConsumerGroupMigrationPolicy).
 func (c *Coordinator) upgradeAllowed() bool {
-	return c.cfg.MigrationPolicy == "bidirectional" || c.cfg.MigrationPolicy == "upgrade"
+	return c.cfg.MigrationPolicy == sim.MigrationBidirectional || c.cfg.MigrationPolicy == sim.MigrationUpgrade
 }
 
 func (c *Coordinator) downgradeAllowed() bool {
-	return c.cfg.MigrationPolicy == "bidirectional" || c.cfg.MigrationPolicy == "downgrade"
+	return c.cfg.MigrationPolicy == sim.MigrationBidirectional || c.cfg.MigrationPolicy == sim.MigrationDowngrade
 }
 
 // deleteEmptyClassicGroup replaces an empty classic group by a new consumer

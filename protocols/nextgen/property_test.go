@@ -33,6 +33,10 @@ func (m checkedModels) NewCoordinator(cfg sim.GroupConfig) sim.GroupCoordinator 
 	return &checkedCoordinator{Coordinator: NewCoordinator(cfg), t: m.t, failed: m.failed, label: m.label, mixed: m.mixed, lastEpoch: map[string]int32{}}
 }
 
+// Names is never asked: these models run scenarios built in Go, which no
+// loader checks.
+func (m checkedModels) Names() sim.Names { return sim.Names{} }
+
 func (m checkedModels) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) (sim.Client, error) {
 	if cfg.GroupProtocol == "consumer" {
 		return &checkedClient{Client: NewClient(self, cfg), t: m.t, failed: m.failed, label: m.label}, nil

@@ -47,8 +47,8 @@ func ExampleByName() {
 		fmt.Println(name, a.Protocols())
 	}
 	// Output:
-	// cooperative-sticky [COOPERATIVE EAGER]
 	// range [EAGER]
 	// roundrobin [EAGER]
 	// sticky [EAGER]
+	// cooperative-sticky [COOPERATIVE EAGER]
 }

@@ -7,4 +7,4 @@ import "github.com/rebalsim/rebalsim/internal/registry"
 type Set = registry.Set[Assignor]
 
 // NewSet returns the built-in assignors plus extra, which win by name.
-func NewSet(extra ...Assignor) Set { return registry.New(ByName, extra...) }
+func NewSet(extra ...Assignor) Set { return registry.New(builtins(), extra...) }

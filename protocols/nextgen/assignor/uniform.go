@@ -69,19 +69,14 @@ func checkSpec(spec GroupSpec) error {
 	return nil
 }
 
-// Names lists the server-side assignors by their group.remote.assignor
-// names, in the order of Kafka's default group.consumer.assignors list: the
-// first is the default.
-func Names() []string { return []string{"uniform", "range"} }
+// builtins are Kafka's server-side assignors in the order of its default
+// group.consumer.assignors list: the first is the default.
+func builtins() []Assignor { return []Assignor{Uniform(), Range()} }
 
-// ByName returns the assignor called name ("uniform" or "range") and whether
-// there is one.
-func ByName(name string) (Assignor, bool) {
-	switch name {
-	case "uniform":
-		return Uniform(), true
-	case "range":
-		return Range(), true
-	}
-	return nil, false
-}
+// Names lists the built-in server-side assignors by their
+// group.remote.assignor names, the default first: uniform, range.
+func Names() []string { return NewSet().Names() }
+
+// ByName returns the built-in assignor called name ("uniform" or "range")
+// and whether there is one.
+func ByName(name string) (Assignor, bool) { return NewSet().ByName(name) }
