@@ -17,15 +17,16 @@ import (
 // that know the resolved configuration may replace them.
 func NewScenarioInfo(sc *sim.Scenario) ScenarioInfo {
 	info := ScenarioInfo{
-		Name:        sc.Name,
-		Description: sc.Description,
-		Source:      sc.Source,
-		Seed:        sc.Seed,
-		Duration:    sc.Duration.Seconds(),
-		Protocols:   append([]string(nil), sc.Protocols...),
-		Network:     describeDistribution(sc.Network.Latency),
-		Group:       groupSettings(sc.Group),
-		Defaults:    consumerSettings(sc.Defaults),
+		Name:         sc.Name,
+		Description:  sc.Description,
+		Source:       sc.Source,
+		Seed:         sc.Seed,
+		KafkaVersion: sc.KafkaVersion,
+		Duration:     sc.Duration.Seconds(),
+		Protocols:    append([]string(nil), sc.Protocols...),
+		Network:      describeDistribution(sc.Network.Latency),
+		Group:        groupSettings(sc.Group),
+		Defaults:     consumerSettings(sc.Defaults),
 	}
 	for _, t := range sc.Topics {
 		info.Topics = append(info.Topics, TopicInfo{Name: t.Name, Partitions: t.Partitions, Rate: t.Rate})

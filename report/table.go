@@ -43,12 +43,16 @@ func Table(w io.Writer, r *Report) error {
 	return bw.Flush()
 }
 
-// headline names the scenario, seed, horizon and version in one line.
+// headline names the scenario, seed, horizon, Kafka release and version
+// in one line.
 func headline(r *Report) string {
 	sc := r.Scenario
 	parts := []string{fmt.Sprintf("seed %d", sc.Seed)}
 	if sc.Duration > 0 {
 		parts = append(parts, "horizon "+formatSeconds(sc.Duration))
+	}
+	if sc.KafkaVersion != "" {
+		parts = append(parts, "Kafka "+sc.KafkaVersion)
 	}
 	if r.Version != "" {
 		parts = append(parts, "rebalsim "+r.Version)

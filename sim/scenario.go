@@ -11,6 +11,9 @@ type Scenario struct {
 	Name        string
 	Description string
 	Seed        uint64
+	// KafkaVersion is the Kafka release whose behaviours and defaults the
+	// run follows (KafkaVersions); "" is DefaultKafkaVersion.
+	KafkaVersion string
 	// Duration is the simulated horizon.
 	Duration time.Duration
 	// Protocols names the models to run (eager, cooperative, nextgen).
@@ -87,6 +90,23 @@ type GroupConfig struct {
 	MaxSessionTimeout time.Duration
 	// MaxSize is group.max.size / group.consumer.max.size; 0 = unlimited.
 	MaxSize int
+}
+
+// KafkaVersions lists the Kafka releases a scenario may name.
+func KafkaVersions() []string { return []string{"4.0", "4.1", "4.2", "4.3"} }
+
+// DefaultKafkaVersion is the release a scenario follows unless it names one.
+const DefaultKafkaVersion = "4.3"
+
+// VersionAssignmentInterval is the default of
+// group.consumer.assignment.interval.ms in a Kafka release: KIP-1263
+// (4.3) batches target-assignment computation, by default at most once a
+// second; before it the target was recomputed on every epoch bump.
+func VersionAssignmentInterval(version string) time.Duration {
+	if version == "" || version >= "4.3" {
+		return time.Second
+	}
+	return 0
 }
 
 // DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3;
