@@ -89,12 +89,13 @@ func TestCaughtUpScaleOutKeepsEagerShort(t *testing.T) {
 // records/s for its partitions against 100: a standing backlog; 500
 // records per poll, 5s a batch). The coordinator removes it and hands its
 // partitions on; when it resumes it goes on with what is left of its batch
-// until its next poll() learns it was fenced and loses the partitions. Its
-// last commit was the auto-commit inside the poll() that returned that
-// batch, so everything of the batch, before and after the pause, is
-// processed again by the new owner: one batch, 500 records, whatever the
-// point of the batch the pause struck. And the part after resuming is
-// zombie processing.
+// (the classic client until its next poll() learns it was fenced; the
+// consumer protocol's client although its background thread drops the
+// partitions on the heartbeat that tells it). Its last commit was the
+// auto-commit inside the poll() that returned that batch, so everything
+// of the batch, before and after the pause, is processed again by the new
+// owner: one batch, 500 records, whatever the point of the batch the
+// pause struck. And the part after resuming is zombie processing.
 func TestPausedSaturatedMemberProcessesItsBatchAsAZombie(t *testing.T) {
 	processing, records := 100.0, 500
 	session, heartbeat := 6*time.Second, 500*time.Millisecond
@@ -106,10 +107,12 @@ func TestPausedSaturatedMemberProcessesItsBatchAsAZombie(t *testing.T) {
 			SessionTimeout: &session, HeartbeatInterval: &heartbeat},
 		Events: []sim.Event{{At: 30 * time.Second, Kind: sim.EventPause, Members: []string{"c2"}, For: 10 * time.Second}},
 	}
+	// The consumer protocol's session and heartbeat are the broker's.
+	sc.Group.SessionTimeout, sc.Group.HeartbeatInterval = session, heartbeat
 	for i := 1; i <= 4; i++ {
 		sc.Members = append(sc.Members, sim.MemberSpec{ID: fmt.Sprintf("c%d", i)})
 	}
-	for _, protocol := range []string{sim.ProtocolEager, sim.ProtocolCooperative} {
+	for _, protocol := range sim.Protocols() {
 		for seed := uint64(1); seed <= 3; seed++ {
 			m := runSeed(t, sc, protocol, seed)
 			if m.DuplicateRecords < 499.5 || m.DuplicateRecords > 500.5 {

@@ -565,6 +565,38 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 	})
 }
 
+// HeldBatch records that proc's application goes on for d processing the
+// records of tps it already holds, although the client has let go of them:
+// a consumer-protocol client without a listener loses its partitions on
+// its background thread when it learns it was fenced, while the
+// application finishes the batch its last poll() returned. Those records
+// are zombie processing, and uncommitted: Release counts them as
+// duplicates. Call it just before Release.
+func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration) {
+	pr := l.procs[proc]
+	if d <= 0 || pr.member > 0 || !pr.running() || l.now() < l.windowStart {
+		return
+	}
+	for _, idx := range l.indexes(tps) {
+		l.advance(idx)
+		o := l.ownershipOf(idx, proc)
+		if o == nil || o.revoking {
+			continue
+		}
+		done := min(l.share(pr)*sec(d), o.behind)
+		o.uncommitted += done
+		o.behind -= done
+		p := l.parts[idx]
+		p.zombieSec += d
+		if !slices.Contains(l.zombieMembers, pr.name) {
+			l.zombieMembers = append(l.zombieMembers, pr.name)
+		}
+		if !l.zombieSeen || l.now() < l.firstZombie {
+			l.zombieSeen, l.firstZombie = true, l.now()
+		}
+	}
+}
+
 // ReleaseAll drops everything proc owns without a commit (crash, lost).
 func (l *ledger) ReleaseAll(proc int) {
 	l.Release(proc, l.ownedBy(proc), false, false)

@@ -232,6 +232,14 @@ func (w *world) runCallbacks(p *process) {
 			d += p.cfg.AssignCallback
 		}
 	case CallbackLost:
+		if cb.Thread == BackgroundThread {
+			// The application finishes the batch it holds, records of
+			// the lost partitions included, before its next poll().
+			w.pollLoop(p)
+			if p.inBatch() {
+				w.ledger.HeldBatch(p.idx, cb.Partitions, min(p.batchEnd, w.sc.Duration)-w.k.Now())
+			}
+		}
 		w.ledger.Release(p.idx, cb.Partitions, false, false)
 		if cb.Thread == AppThread {
 			d += p.cfg.LostCallback
