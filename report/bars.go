@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -56,8 +57,20 @@ func (b bars) Plot(c draw.Canvas, p *plot.Plot) {
 func summaryChart(r *Report, looks []protocolLook, names []string) Chart {
 	metrics := summaryChartMetrics()
 	var plots []*plot.Plot
+	// A metric that is zero under every protocol gets no panel (five bars
+	// of nothing take a slot and say less than a line); the subtitle names it.
+	var zero []string
 	for _, name := range metrics {
 		unit := metricUnit(name)
+		allZero := len(r.Runs) > 0
+		for _, run := range r.Runs {
+			v, _ := run.Metrics.Value(name)
+			allZero = allZero && v == 0 && (name != "convergence_seconds" || run.Metrics.Converged)
+		}
+		if allZero {
+			zero = append(zero, name)
+			continue
+		}
 		b := bars{looks: looks}
 		for _, run := range r.Runs {
 			v, _ := run.Metrics.Value(name)
@@ -80,6 +93,10 @@ func summaryChart(r *Report, looks []protocolLook, names []string) Chart {
 		if len(names) > 0 {
 			p.Add(grid(false), b)
 			p.NominalX(names...)
+			// Slanted names fit a narrow panel without running into each
+			// other ("cooperativenextgen").
+			p.X.Tick.Label.Rotation = math.Pi / 7
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 		}
 		p.Y.Min = 0
 		p.Y.Tick.Marker = countTicks{}
@@ -89,6 +106,10 @@ func summaryChart(r *Report, looks []protocolLook, names []string) Chart {
 	for i, n := range names {
 		legend = append(legend, legendItem{name: n, thumb: swatch(fillLook{fill: looks[i].color})})
 	}
+	subtitle := scenarioName(r)
+	if len(zero) > 0 {
+		subtitle += "; zero under every protocol, so not drawn: " + strings.Join(zero, ", ")
+	}
 	return Chart{
 		Name:    "summary",
 		Title:   "Summary",
@@ -97,7 +118,7 @@ func summaryChart(r *Report, looks []protocolLook, names []string) Chart {
 		Height:  chartHeight,
 		Render: figure{
 			title:    "Summary: lower is better",
-			subtitle: scenarioName(r),
+			subtitle: subtitle,
 			legend:   legend,
 			body: func(c draw.Canvas) {
 				tiles := draw.Tiles{Rows: 2, Cols: 3, PadX: vg.Points(20), PadY: vg.Points(18)}

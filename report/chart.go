@@ -95,11 +95,7 @@ func Charts(r *Report) ([]Chart, error) {
 		}
 	}
 	names := runNames(r)
-	protocols := make([]string, len(r.Runs))
-	for i, run := range r.Runs {
-		protocols[i] = run.Protocol
-	}
-	looks := protocolLooks(protocols)
+	looks := runLooks(r)
 	order := newMemberOrder(r)
 	end := horizon(r)
 
@@ -123,6 +119,15 @@ func Charts(r *Report) ([]Chart, error) {
 		}
 	}
 	return charts, nil
+}
+
+// runLooks is the look of each run's protocol, in run order.
+func runLooks(r *Report) []protocolLook {
+	protocols := make([]string, len(r.Runs))
+	for i, run := range r.Runs {
+		protocols[i] = run.Protocol
+	}
+	return protocolLooks(protocols)
 }
 
 // renderedChart holds a chart's encoded images, so that one rendering

@@ -3,6 +3,7 @@ package report
 import (
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	xfont "golang.org/x/image/font"
@@ -147,11 +148,17 @@ func grid(vertical bool) *plotter.Grid {
 }
 
 // countTicks labels an axis of counts or records compactly (12k, 1.5M):
-// gonum's default would print 1.5e+06, which nobody reads at a glance.
-type countTicks struct{}
+// gonum's default would print 1.5e+06, which nobody reads at a glance. A
+// log axis gets its ticks at powers of ten.
+type countTicks struct{ log bool }
 
-func (countTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+func (ct countTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	if ct.log {
+		ticks = plot.LogTicks{}.Ticks(lo, hi)
+	} else {
+		ticks = plot.DefaultTicks{}.Ticks(lo, hi)
+	}
 	for i := range ticks {
 		if ticks[i].Label != "" {
 			ticks[i].Label = compactNumber(ticks[i].Value)
@@ -281,14 +288,79 @@ type disturbanceLines struct {
 	ds []sim.Disturbance
 }
 
+// disturbanceMarks marks when each disturbance began.
+func disturbanceMarks(ds []sim.Disturbance) disturbanceLines { return disturbanceLines{ds: ds} }
+
+// markSpacing is the least distance between two disturbance marks: ten
+// pixels of the PNG. Closer starts share one mark of a rug.
+const markSpacing = vg.Length(10 * 72.0 / pngDPI)
+
+// rugMark is one mark of the disturbance rug: the starts that fall in one
+// markSpacing-wide bin of the time axis.
+type rugMark struct {
+	x     vg.Length
+	count int
+}
+
+// disturbanceRug bins the starts at xs (ascending or not) into bins of
+// markSpacing from x0 to x1: at most one mark per ten pixels, each with its
+// count, so that a rolling restart of 200 members is a rug, not a barcode.
+// It returns nil when every start is already a mark's width from the next
+// (few disturbances: each gets its own dashed line).
+func disturbanceRug(xs []vg.Length, x0, x1 vg.Length) []rugMark {
+	bins := map[int]int{}
+	var order []int
+	spread := true
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	for i, x := range sorted {
+		if x < x0 || x > x1 {
+			continue
+		}
+		if i > 0 && x-sorted[i-1] < markSpacing {
+			spread = false
+		}
+		b := int((x - x0) / markSpacing)
+		if bins[b] == 0 {
+			order = append(order, b)
+		}
+		bins[b]++
+	}
+	if spread {
+		return nil
+	}
+	marks := make([]rugMark, 0, len(order))
+	for _, b := range order {
+		marks = append(marks, rugMark{x: x0 + (vg.Length(b)+0.5)*markSpacing, count: bins[b]})
+	}
+	return marks
+}
+
 func (m disturbanceLines) Plot(c draw.Canvas, p *plot.Plot) {
 	xf, _ := p.Transforms(&c)
 	line := draw.LineStyle{Color: rgb(0x333333), Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
-	for _, d := range m.ds {
-		x := xf(d.Start)
-		if c.ContainsX(x) {
-			c.StrokeLine2(line, x, c.Min.Y, x, c.Max.Y)
+	xs := make([]vg.Length, len(m.ds))
+	for i, d := range m.ds {
+		xs[i] = xf(d.Start)
+	}
+	rug := disturbanceRug(xs, c.Min.X, c.Max.X)
+	if rug == nil {
+		for _, x := range xs {
+			if c.ContainsX(x) {
+				c.StrokeLine2(line, x, c.Min.Y, x, c.Max.Y)
+			}
 		}
+	}
+	// A rug hangs from the top edge: each mark's length grows with the
+	// log of its count, from 5 points for one start.
+	most := 1
+	for _, r := range rug {
+		most = max(most, r.count)
+	}
+	tick := draw.LineStyle{Color: rgb(0x333333), Width: vg.Points(1.5)}
+	for _, r := range rug {
+		h := vg.Points(5) + vg.Points(10)*vg.Length(math.Log(float64(r.count))/math.Log(float64(most)+1))
+		c.StrokeLine2(tick, r.x, c.Max.Y, r.x, c.Max.Y-h)
 	}
 
 	// Labels go in up to three rows along the top; a label that fits in no
@@ -296,6 +368,10 @@ func (m disturbanceLines) Plot(c draw.Canvas, p *plot.Plot) {
 	sty := textStyle(noteSize)
 	sty.YAlign = draw.YTop
 	rowH := sty.Height("Mg") + vg.Points(3)
+	if rug != nil {
+		// Labels start below the rug.
+		c.Max.Y -= vg.Points(16)
+	}
 	var rowEnd [3]vg.Length
 	for i := range rowEnd {
 		rowEnd[i] = c.Min.X - 1e6
@@ -333,6 +409,16 @@ func (m disturbanceLines) Plot(c draw.Canvas, p *plot.Plot) {
 		note.Color = rgb(0x555555)
 		c.FillText(note, vg.Point{X: c.Max.X - vg.Points(4), Y: c.Min.Y + vg.Points(4)},
 			"("+itoa(omitted)+" disturbance labels left out for space)")
+	}
+	if rug != nil {
+		note := textStyle(noteSize)
+		note.XAlign, note.YAlign = draw.XRight, draw.YTop
+		note.Color = rgb(0x555555)
+		txt := itoa(len(m.ds)) + " disturbances: a tick per 10 px in which some began"
+		w := note.Width(txt)
+		at := vg.Point{X: c.Max.X - vg.Points(4), Y: c.Max.Y - vg.Points(2)}
+		c.FillPolygon(color.NRGBA{R: 255, G: 255, B: 255, A: 0xD8}, rectPoints(vg.Rectangle{Min: vg.Point{X: at.X - w - vg.Points(2), Y: at.Y - rowH + vg.Points(2)}, Max: vg.Point{X: at.X + vg.Points(2), Y: at.Y + vg.Points(1)}}))
+		c.FillText(note, at, txt)
 	}
 }
 
@@ -390,7 +476,7 @@ func commonWordPrefix(ds []sim.Disturbance) string {
 // and a legend: the shape of every chart but the multi-panel ones.
 func plotChart(name, title, subtitle, caption string, legend []legendItem, p *plot.Plot) Chart {
 	return Chart{
-		Name: name, Title: title, Caption: caption, Width: chartWidth, Height: chartHeight,
+		Name: name, Title: title, Caption: caption, Width: chartWidth, Height: chartHeight, Plot: p,
 		Render: figure{title: title, subtitle: subtitle, legend: legend, body: func(c draw.Canvas) { p.Draw(c) }}.draw,
 	}
 }

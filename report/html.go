@@ -25,7 +25,7 @@ func HTML(w io.Writer, r *Report, charts ...Chart) error {
 	if err != nil {
 		return err
 	}
-	return writeHTML(w, r, rendered)
+	return writeHTML(w, r, rendered, nil)
 }
 
 const pageCSS = `
@@ -109,7 +109,9 @@ func dataURI(mime string, data []byte) string {
 	return b.String()
 }
 
-func writeHTML(w io.Writer, r *Report, charts []renderedChart) error {
+// writeHTML writes the page; seeds, when set, adds the comparison over
+// seeds before the first seed's summary.
+func writeHTML(w io.Writer, r *Report, charts []renderedChart, seeds *Seeds) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	h := htmlWriter{bw}
 	name := scenarioName(r)
@@ -117,7 +119,11 @@ func writeHTML(w io.Writer, r *Report, charts []renderedChart) error {
 	writePageHead(h, "rebalsim: "+name, r.Scenario.Description)
 
 	writeScenarioHTML(h, r)
+	writeSeedsHTML(h, seeds)
 	writeSummaryHTML(h, r)
+	if err := writeTimelineHTML(h, r); err != nil {
+		return err
+	}
 	writeFindingsHTML(h, r)
 	writeChartsHTML(h, charts)
 	writeMemberMetricsHTML(h, r)

@@ -20,22 +20,22 @@ type laneBar struct {
 	start, end float64
 	look       fillLook
 	// interruption bars (a partition nobody processes, a member not
-	// processing) are drawn over the ordinary ones and at least
-	// minInterruptionWidth wide: a sub-second stop of every partition is
-	// the point of an eager timeline, and must not vanish at the scale of
-	// minutes.
+	// processing) are drawn over the ordinary ones, so that a stop
+	// shorter than a pixel still shows as one pixel.
 	interruption bool
-	// urgent bars (double ownership, fencing) are drawn last and at least
-	// minUrgentWidth wide, so that no scale can hide a safety problem.
+	// urgent bars (double ownership, fencing) are drawn last, over the
+	// others, and a heatmap paints the whole cell they touch: no scale may
+	// hide a safety problem.
 	urgent bool
 }
 
-const (
-	minInterruptionWidth = 3   // points
-	minUrgentWidth       = 2.5 // points
-)
+// minBarWidth is one pixel of the PNG: a bar shorter than that is drawn a
+// pixel wide, as a heatmap would colour the pixel it falls in, and no
+// wider, so that nothing is drawn much longer than it lasted.
+const minBarWidth = vg.Length(72.0 / pngDPI)
 
-// lanes is a gonum/plot Plotter; row 0 is drawn at the top.
+// lanes is a gonum/plot Plotter; row 0 is drawn at the top. Rows become a
+// binned heatmap when they outnumber what bars can show (binnedLanes).
 type lanes struct {
 	rows [][]laneBar
 	end  float64
@@ -46,16 +46,19 @@ func (l lanes) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
+	if binnedLanes(l.rows) {
+		l.plotBinned(c, p)
+		return
+	}
 	xf, yf := p.Transforms(&c)
 	n := len(l.rows)
-	// Bars fill 84% of a row; thin rows (sampled hundreds) touch, which
-	// reads as a band, as it should.
+	// Bars fill 84% of a row; thin rows touch, which reads as a band, as
+	// it should.
 	half := 0.42
 	if n > 60 {
 		half = 0.5
 	}
-	// Three layers: ordinary bars, then interruptions, then urgent bars,
-	// each of the last two widened to its minimum if the scale shrinks it.
+	// Ordinary bars, then interruptions, then urgent bars.
 	layer := func(b laneBar) int {
 		switch {
 		case b.urgent:
@@ -65,19 +68,19 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		return 0
 	}
-	minWidth := [...]vg.Length{0, vg.Points(minInterruptionWidth), vg.Points(minUrgentWidth)}
-	for want := 0; want < 3; want++ {
+	for want := range 3 {
 		for i, row := range l.rows {
 			y := float64(n - 1 - i)
 			y0, y1 := yf(y-half), yf(y+half)
 			for _, b := range row {
-				if layer(b) != want {
+				// A zero-length stretch (a rebalance the member went
+				// through without stopping) lasted nothing and is not drawn.
+				if layer(b) != want || b.end <= b.start {
 					continue
 				}
 				x0, x1 := max(xf(b.start), c.Min.X), min(xf(b.end), c.Max.X)
-				if w := minWidth[want]; x1-x0 < w {
-					mid := (x0 + x1) / 2
-					x0, x1 = mid-w/2, mid+w/2
+				if x1-x0 < minBarWidth {
+					x1 = x0 + minBarWidth
 				}
 				fillRect(&c, vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}, b.look)
 			}
@@ -87,9 +90,9 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 
 // lanePlot sets up a plot for n rows named by names (top row first).
 func lanePlot(names []string, end float64, yLabel string) *plot.Plot {
-	p := newPlot("virtual time (s)", yLabel)
+	p := newPlot("", yLabel)
 	n := len(names)
-	p.X.Min, p.X.Max = 0, end
+	timeAxis(p, 0, end)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	p.Y.Padding = 0
 	p.X.Padding = 0
@@ -105,26 +108,10 @@ func lanePlot(names []string, end float64, yLabel string) *plot.Plot {
 	return p
 }
 
-// sampleRows picks at most limit of n rows, evenly spread, keeping the
-// first and last so that the extremes of the order stay visible.
-func sampleRows(n, limit int) []int {
-	if n <= limit {
-		idx := make([]int, n)
-		for i := range idx {
-			idx[i] = i
-		}
-		return idx
+// lanesNote says what the rows are and how they are drawn.
+func lanesNote(total int, noun, how string, binned bool) string {
+	if binned {
+		return fmt.Sprintf("%d %s%s, binned: shade is the share of time in each state", total, noun, how)
 	}
-	idx := make([]int, limit)
-	for i := range idx {
-		idx[i] = int(float64(i) * float64(n-1) / float64(limit-1))
-	}
-	return idx
-}
-
-func rowsNote(shown, total int, noun, how string) string {
-	if shown == total {
-		return fmt.Sprintf("%d %s, one row each%s", total, noun, how)
-	}
-	return fmt.Sprintf("%d of %d %s shown, sampled evenly%s", shown, total, noun, how)
+	return fmt.Sprintf("%d %s, one row each%s", total, noun, how)
 }

@@ -4,12 +4,10 @@ import (
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-// maxMemberRows bounds the swim lanes of one chart; larger groups are
-// sampled evenly in member order.
-const maxMemberRows = 40
-
 // membersChart draws one run's member swim lanes: a row per member, coloured
-// by what the member was doing.
+// by what the member was doing. Every member has its row; past what bars
+// can show, the rows become a heatmap of the share of time in each state
+// (binnedLanes).
 func membersChart(r *Report, order *memberOrder, run *sim.Result, name string, end float64) Chart {
 	byMember := map[string][]sim.MemberSegment{}
 	for _, s := range run.MemberTimeline {
@@ -21,12 +19,8 @@ func membersChart(r *Report, order *memberOrder, run *sim.Result, name string, e
 			members = append(members, m)
 		}
 	}
-	idx := sampleRows(len(members), maxMemberRows)
 	var rows [][]laneBar
-	var names []string
-	for _, i := range idx {
-		m := members[i]
-		names = append(names, m)
+	for _, m := range members {
 		var row []laneBar
 		for _, s := range byMember[m] {
 			row = append(row, laneBar{start: s.Start, end: s.End, look: memberStateLook(s.State), urgent: s.State == "fenced",
@@ -34,14 +28,30 @@ func membersChart(r *Report, order *memberOrder, run *sim.Result, name string, e
 		}
 		rows = append(rows, row)
 	}
-	p := lanePlot(names, end, "member")
+	p := lanePlot(members, end, "member")
 	ds := disturbances(r)
-	p.Add(lanes{rows: rows, end: end}, disturbanceBands(ds), disturbanceLines{ds: ds})
+	// Bands go over the bars: under them they would only show in gaps. A
+	// heatmap shows downtime itself, and bands over it would shift its
+	// shades.
+	p.Add(lanes{rows: rows, end: end})
+	if !binnedLanes(rows) {
+		p.Add(disturbanceBands(ds))
+	}
+	p.Add(disturbanceMarks(ds))
 
+	binned := binnedLanes(rows)
 	legend := []legendItem{{name: "member state"}}
 	for _, st := range memberStates() {
-		legend = append(legend, legendItem{name: st, thumb: swatch(memberStateLook(st))})
+		look := memberStateLook(st)
+		if binned {
+			look = fillLook{fill: look.solid(), outline: look.outline}
+		}
+		legend = append(legend, legendItem{name: st, thumb: swatch(look)})
 	}
-	return plotChart("members-"+name, "Member activity — "+run.Protocol, scenarioName(r)+": "+rowsNote(len(idx), len(members), "members", " in scenario order"),
-		"Each row is a member over virtual time, coloured by what it was doing: green is processing, hatched orange is waiting in a rebalance, purple paused, blue stalled, dark red fenced, black down. A stop-the-world rebalance shows as every row leaving green at once.", legend, p)
+	caption := "Each row is a member over virtual time, coloured by what it was doing: green is processing, hatched orange is waiting in a rebalance, purple paused, blue stalled, dark red fenced, black down. A stop-the-world rebalance shows as every row leaving green at once."
+	if binned {
+		caption = "Each pixel is a stretch of time of one or more members, its colour the mix of their states weighted by the time spent in each: green processing, orange waiting in a rebalance, purple paused, blue stalled, dark red fenced (drawn whole, however short), black down. The area of a colour is the share of member time in that state."
+	}
+	return plotChart("members-"+name, "Member activity — "+run.Protocol, scenarioName(r)+": "+lanesNote(len(members), "members", " in scenario order", binned),
+		caption, legend, p)
 }

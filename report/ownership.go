@@ -7,12 +7,11 @@ import (
 	"github.com/rebalsim/rebalsim/sim"
 )
 
-// maxOwnershipRows bounds the rows of an ownership timeline. Past it, rows
-// are sampled: at about 5 points a row a partition is still a visible band.
-const maxOwnershipRows = 96
-
 // ownershipChart draws one run's partition ownership over virtual time:
-// a row per partition, coloured by owner.
+// a row per partition, coloured by owner. Once owners outnumber the
+// colours one can tell apart, a colour per owner carries no information;
+// the rows are then coloured by whether the partition is still with its
+// first owner or has moved, which is what matters at that scale.
 func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string, end float64) Chart {
 	// Group the timeline by partition; the result keeps it sorted by
 	// partition and start, but a hand-made result may not.
@@ -42,18 +41,21 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 		how = ", rows sorted by final owner"
 		yLabel = "partition (sorted by final owner)"
 	}
-	rowsIdx := sampleRows(len(parts), maxOwnershipRows)
-
+	byMove := len(order.names) > memberPaletteSize
 	var rows [][]laneBar
-	var names []string
 	owners := map[int]bool{}
-	for _, i := range rowsIdx {
-		p := parts[i]
-		names = append(names, p)
+	for _, p := range parts {
 		var row []laneBar
+		first := ""
 		for _, s := range byPart[p] {
 			owner := order.of(s.Owner)
+			if first == "" && s.Owner != "" {
+				first = s.Owner
+			}
 			look, ok := ownershipLook(s.State, owner)
+			if byMove {
+				look, ok = movedLook(s.State, s.Owner != first)
+			}
 			if !ok {
 				// Unowned: drawn blank (white) over the bars around it,
 				// so that a short gap stays visible.
@@ -67,37 +69,84 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 		}
 		rows = append(rows, row)
 	}
+	binned := binnedLanes(rows)
 
-	p := lanePlot(names, end, yLabel)
+	p := lanePlot(parts, end, yLabel)
 	ds := disturbances(r)
-	// Bands go over the bars: under them they would only show in gaps.
-	p.Add(lanes{rows: rows, end: end}, disturbanceBands(ds), disturbanceLines{ds: ds})
-
-	// Legend: the owners drawn, in member order, then what the other
-	// looks mean.
-	var legend []legendItem
-	legend = append(legend, legendItem{name: "owner"})
-	var ownerItems []legendItem
-	for i, m := range order.names {
-		if owners[i] {
-			ownerItems = append(ownerItems, legendItem{name: m, thumb: swatch(fillLook{fill: memberColor(i)})})
-		}
+	// Bands go over the bars: under them they would only show in gaps. A
+	// heatmap shows downtime itself, and bands over it would shift its
+	// shades.
+	p.Add(lanes{rows: rows, end: end})
+	if !binnedLanes(rows) {
+		p.Add(disturbanceBands(ds))
 	}
-	legend = append(legend, fitLegend(ownerItems, 14, "members")...)
+	p.Add(disturbanceMarks(ds))
+
+	// Legend: the owners drawn, in member order (or kept and moved), then
+	// what the other looks mean.
+	solid := func(l fillLook) fillLook {
+		if binned {
+			return fillLook{fill: l.solid(), outline: l.outline}
+		}
+		return l
+	}
+	var legend []legendItem
+	if byMove {
+		kept, _ := movedLook("processing", false)
+		moved, _ := movedLook("processing", true)
+		legend = append(legend, legendItem{name: "owner"},
+			legendItem{name: "first owner", thumb: swatch(kept)},
+			legendItem{name: "moved since", thumb: swatch(moved)})
+	} else {
+		legend = append(legend, legendItem{name: "owner"})
+		var ownerItems []legendItem
+		for i, m := range order.names {
+			if owners[i] {
+				ownerItems = append(ownerItems, legendItem{name: m, thumb: swatch(fillLook{fill: memberColor(i)})})
+			}
+		}
+		legend = append(legend, fitLegend(ownerItems, 14, "members")...)
+	}
 	grey := memberColor(-1)
+	stalled := fillLook{fill: lighten(grey, 0.65), hatch: hatchDiagonal, hatchColor: grey}
+	if byMove {
+		stalled, _ = movedLook("stalled", false)
+	}
 	legend = append(legend,
 		legendItem{name: "state"},
-		legendItem{name: "owner stalled", thumb: swatch(fillLook{fill: lighten(grey, 0.65), hatch: hatchDiagonal, hatchColor: grey})},
-		legendItem{name: "two owners", thumb: swatch(fillLook{fill: rgb(doubleOwnershipHex), hatch: hatchCross, hatchColor: rgb(inkHex)})},
+		legendItem{name: "owner stalled", thumb: swatch(solid(stalled))},
+		legendItem{name: "two owners", thumb: swatch(solid(fillLook{fill: rgb(doubleOwnershipHex), hatch: hatchCross, hatchColor: rgb(inkHex)}))},
 		legendItem{name: "unowned", thumb: swatch(fillLook{fill: rgb(0xFFFFFF)})},
 	)
 
-	subtitle := scenarioName(r) + ": " + rowsNote(len(rowsIdx), len(parts), "partitions", how)
-	if len(order.names) > memberPaletteSize {
-		subtitle += "; member colours repeat every 12"
+	subtitle := scenarioName(r) + ": " + lanesNote(len(parts), "partitions", how, binned)
+	caption := "Each row is a partition over virtual time, coloured by its owner: blank means nobody owns it, lighter and hatched means its owner is not processing, red means two owners at once. Grey bands mark disturbances that last; the marks along the top, when they began."
+	if byMove {
+		subtitle += "; coloured by first owner or moved"
+		caption = "Each row is a partition over virtual time: pale blue while its first owner has it, orange once it has moved to another member, dark grey while its owner is stalled, blank while nobody owns it, red for two owners at once."
 	}
-	return plotChart("ownership-"+name, "Partition ownership — "+run.Protocol, subtitle,
-		"Each row is a partition over virtual time, coloured by its owner: blank means nobody owns it, lighter and hatched means its owner is not processing, red means two owners at once. Dashed lines mark disturbances, grey bands their duration.", legend, p)
+	if binned {
+		caption += " Each pixel mixes the states of its rows and time, weighted by the time spent in each, so that the area of a colour is the share of partition time in that state; a pixel with two owners at any instant is red whole."
+	}
+	return plotChart("ownership-"+name, "Partition ownership — "+run.Protocol, subtitle, caption, legend, p)
+}
+
+// movedLook is how a partition segment is drawn when owners outnumber
+// colours: pale blue with its first owner, strong orange after a move,
+// dark grey while its owner is stalled, red with two owners, blank
+// unowned. Pale against strong keeps a binned pixel readable: the more
+// orange, the more of its time had moved.
+func movedLook(state string, moved bool) (fillLook, bool) {
+	switch state {
+	case "processing":
+		if moved {
+			return fillLook{fill: rgb(0xE6550D)}, true
+		}
+		return fillLook{fill: rgb(0xC6DBEF)}, true
+	case "stalled":
+		return fillLook{fill: rgb(0x525252)}, true
+	}
+	return ownershipLook(state, -1)
 }
 
 // finalOwnerIndex is the member number of the partition's last owner, or

@@ -18,6 +18,9 @@ type Report struct {
 	Scenario ScenarioInfo `json:"scenario"`
 	// Runs are in comparison order; tables and charts keep it.
 	Runs []*sim.Result `json:"runs"`
+	// TimelineSummary, when set, stands for the runs' timelines, which
+	// were left out to keep the file small (see Options.Timeline).
+	TimelineSummary []TimelineSummary `json:"timeline_summary,omitempty"`
 }
 
 // ScenarioInfo describes what was simulated, for readers of the report. It

@@ -24,10 +24,7 @@ func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, 
 		if n == 0 {
 			continue
 		}
-		xys := make(plotter.XYs, n)
-		for k := range n {
-			xys[k] = plotter.XY{X: run.Series.Times[k], Y: ys[k] * scale}
-		}
+		xys := drawnSeries(run.Series.Times[:n], ys[:n], p.X.Min, scale)
 		l, err := plotter.NewLine(xys)
 		if err != nil {
 			// NaN or Inf in a series: leave the line out rather than fail
@@ -45,10 +42,29 @@ func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, 
 	return legend
 }
 
-// timePlot is a plot over the run's virtual time, with the disturbances.
+// drawnSeries is the part of a series a chart from start on draws: the
+// samples at or after start only, so that nothing before the window (the
+// start-up lag) sets the scale.
+func drawnSeries(times, ys []float64, start, scale float64) plotter.XYs {
+	from := 0
+	for from < len(times) && times[from] < start {
+		from++
+	}
+	xys := make(plotter.XYs, 0, len(times)-from)
+	for k := from; k < len(times); k++ {
+		xys = append(xys, plotter.XY{X: times[k], Y: ys[k] * scale})
+	}
+	return xys
+}
+
+// timePlot is a plot over the measurement window (from the first
+// disturbance to the horizon), with the disturbances: what happens before
+// it, the group's start-up, is not what the metrics measure and must not
+// set the scale.
 func timePlot(r *Report, yLabel string, end float64) *plot.Plot {
-	p := newPlot("virtual time (s)", yLabel)
-	p.X.Min, p.X.Max = 0, end
+	start := windowStart(r)
+	p := newPlot("", yLabel)
+	timeAxis(p, start, end)
 	p.Add(grid(true), disturbanceBands(disturbances(r)))
 	return p
 }
@@ -56,7 +72,7 @@ func timePlot(r *Report, yLabel string, end float64) *plot.Plot {
 func processingChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
 	p := timePlot(r, "partitions being processed (%)", end)
 	legend := seriesLines(p, r, looks, names, false, func(s sim.Series) []float64 { return s.Processing }, 100)
-	p.Add(disturbanceLines{ds: disturbances(r)})
+	p.Add(disturbanceMarks(disturbances(r)))
 	// Headroom above 100% keeps the lines off the frame and the
 	// disturbance labels off the lines.
 	p.Y.Min, p.Y.Max = 0, 112
@@ -71,13 +87,23 @@ func processingChart(r *Report, looks []protocolLook, names []string, end float6
 
 func lagChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
 	p := timePlot(r, "total consumer lag (records)", end)
-	legend := seriesLines(p, r, looks, names, false, func(s sim.Series) []float64 { return s.Lag }, 1)
-	p.Add(disturbanceLines{ds: disturbances(r)})
+	legend := seriesLines(p, r, looks, names, false, lagPeaks, 1)
+	p.Add(disturbanceMarks(disturbances(r)))
 	p.Y.Min = 0
 	headroom(p)
 	p.Y.Tick.Marker = countTicks{}
 	return plotChart("lag", "Consumer lag", scenarioName(r)+": total lag over all partitions",
-		"Records produced but not yet processed, summed over partitions, one line per protocol: the peak is peak_lag_records, and how long the line takes to come back down is lag_recovery_seconds.", legend, p)
+		"Records produced but not yet processed, summed over partitions, one line per protocol through the highest lag of each sample step, so that the peak is peak_lag_records however short it was; how long the line takes to come back down is lag_recovery_seconds.", legend, p)
+}
+
+// lagPeaks is the lag series to draw: the highest lag of each sample step
+// where the result has it (a sample alone misses a peak between two), else
+// the samples.
+func lagPeaks(s sim.Series) []float64 {
+	if len(s.LagMax) == len(s.Lag) {
+		return s.LagMax
+	}
+	return s.Lag
 }
 
 // movementChart puts cumulative moved partitions and revocations side by
@@ -86,10 +112,10 @@ func lagChart(r *Report, looks []protocolLook, names []string, end float64) Char
 func movementChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
 	moved := timePlot(r, "moved partitions (cumulative)", end)
 	legend := seriesLines(moved, r, looks, names, true, func(s sim.Series) []float64 { return s.Moved }, 1)
-	moved.Add(disturbanceLines{ds: disturbances(r)})
+	moved.Add(disturbanceMarks(disturbances(r)))
 	revoked := timePlot(r, "revocations (cumulative)", end)
 	seriesLines(revoked, r, looks, names, true, func(s sim.Series) []float64 { return s.Revocations }, 1)
-	revoked.Add(disturbanceLines{ds: disturbances(r)})
+	revoked.Add(disturbanceMarks(disturbances(r)))
 	for _, p := range []*plot.Plot{moved, revoked} {
 		p.Y.Min = 0
 		headroom(p)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -197,5 +199,26 @@ func TestSweepStatsFiles(t *testing.T) {
 	}
 	if got := back.Points[0].Protocols[0].Metrics[0]; !math.IsNaN(float64(got.CILow)) || got.Max != 1e21 {
 		t.Errorf("read back %+v", got)
+	}
+}
+
+// TestSweepAxesFitTheValues: one point whose worst run is 1.9M, over
+// values of tens elsewhere, puts the box chart's y axis on a log scale
+// (a factor of 100 or more, all above zero); the fixture as it is, within
+// a factor of about 40, stays linear. A varied value that is not a number
+// (session_timeout's values are durations, which are) would get no line.
+func TestSweepAxesFitTheValues(t *testing.T) {
+	s := sweepFixture()
+	ch := sweepBoxChart(s, protocolLooks(s.Protocols), "downtime_partition_seconds")
+	if _, ok := ch.Plot.Y.Scale.(plot.LogScale); ok {
+		t.Error("the fixture's box chart is on a log scale; its values span less than 100x")
+	}
+	s.Points[7].Protocols[0].Metrics[s.metricIndex("downtime_partition_seconds")].Max = 1.9e6
+	ch = sweepBoxChart(s, protocolLooks(s.Protocols), "downtime_partition_seconds")
+	if _, ok := ch.Plot.Y.Scale.(plot.LogScale); !ok {
+		t.Error("an outlier of 1.9M over values of tens left the box chart's axis linear")
+	}
+	if !newParamAxis([]string{"10s", "45s"}).numeric || newParamAxis([]string{"true", "false"}).numeric {
+		t.Error("durations must be numbers on the axis and booleans must not")
 	}
 }

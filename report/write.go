@@ -16,6 +16,16 @@ type Options struct {
 	NoCharts bool
 	// NoSVG writes PNG charts only.
 	NoSVG bool
+	// Timeline says how result.json and timeline.csv hold the
+	// per-partition and per-member history: TimelineAuto (the default,
+	// "") in full up to maxFullSegments segments and summarised beyond,
+	// TimelineFull always in full, TimelineSummarised always summarised.
+	// The charts are drawn from the whole history either way.
+	Timeline string
+	// Seeds, when set, is the same scenario on several seeds (the report
+	// is its first): WriteAll adds seeds.json, seeds.csv and charts with
+	// the spread over the seeds, and report.html shows them.
+	Seeds *Seeds
 }
 
 // WriteAll writes the whole report into dir, creating it if needed:
@@ -40,18 +50,39 @@ func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 		paths = append(paths, path)
 		return nil
 	}
-	if err := write("result.json", func(w io.Writer) error { return WriteJSON(w, r) }); err != nil {
+	saved, err := forSaving(r, opts.Timeline)
+	if err != nil {
+		return nil, err
+	}
+	if err := write("result.json", func(w io.Writer) error { return WriteJSON(w, saved) }); err != nil {
 		return paths, err
 	}
-	if err := write("timeline.csv", func(w io.Writer) error { return TimelineCSV(w, r) }); err != nil {
-		return paths, err
+	if saved == r {
+		if err := write("timeline.csv", func(w io.Writer) error { return TimelineCSV(w, r) }); err != nil {
+			return paths, err
+		}
 	}
-	written, rendered, err := writeCharts(dir, opts, func() ([]Chart, error) { return Charts(r) })
+	if s := opts.Seeds; s != nil {
+		if err := write("seeds.json", func(w io.Writer) error { return WriteSeedsJSON(w, s) }); err != nil {
+			return paths, err
+		}
+		if err := write("seeds.csv", func(w io.Writer) error { return SeedsCSV(w, s) }); err != nil {
+			return paths, err
+		}
+	}
+	written, rendered, err := writeCharts(dir, opts, func() ([]Chart, error) {
+		charts, err := Charts(r)
+		if err != nil || opts.Seeds == nil {
+			return charts, err
+		}
+		bands, err := SeedCharts(opts.Seeds)
+		return append(charts, bands...), err
+	})
 	paths = append(paths, written...)
 	if err != nil {
 		return paths, err
 	}
-	if err := write("report.html", func(w io.Writer) error { return writeHTML(w, r, rendered) }); err != nil {
+	if err := write("report.html", func(w io.Writer) error { return writeHTML(w, r, rendered, opts.Seeds) }); err != nil {
 		return paths, err
 	}
 	return paths, nil

@@ -13,7 +13,17 @@ func (w *world) sample(s *Series) {
 	now := w.k.Now()
 	s.Times = append(s.Times, sec(now))
 	s.Processing = append(s.Processing, w.ledger.ProcessingFraction())
-	s.Lag = append(s.Lag, w.ledger.totalLag(now))
+	lag := w.ledger.totalLag(now)
+	s.Lag = append(s.Lag, lag)
+	// The highest lag since the previous sample: the peak between samples
+	// is at a ledger change (observeLag), which the sample would miss.
+	// Counted from the window's start, like peak_lag_records.
+	if now >= w.ledger.windowStart {
+		s.LagMax = append(s.LagMax, max(w.ledger.stepPeak, lag))
+		w.ledger.stepPeak = lag
+	} else {
+		s.LagMax = append(s.LagMax, lag)
+	}
 	s.Moved = append(s.Moved, float64(w.ledger.moved))
 	s.Revocations = append(s.Revocations, float64(w.ledger.revocations))
 }

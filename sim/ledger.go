@@ -38,6 +38,9 @@ type ledger struct {
 	peakLag    float64
 	// lagPath follows the total lag over the window for lag_recovery_seconds.
 	lagPath lagPath
+	// stepPeak is the highest total lag observed since the last chart
+	// sample (Series.LagMax), within the measurement window.
+	stepPeak float64
 
 	// firstZombie and zombieMembers describe zombie processing for findings.
 	zombieSeen    bool
@@ -415,10 +418,12 @@ func (l *ledger) observeLag(t time.Duration) {
 	if t < l.windowStart {
 		return
 	}
-	if v := l.totalLag(t); v > l.peakLag {
+	v := l.totalLag(t)
+	if v > l.peakLag {
 		l.peakLag = v
 		l.lagPath.raiseFloor(l.lagPath.base + max(1, 0.01*v))
 	}
+	l.stepPeak = max(l.stepPeak, v)
 }
 
 // lagRecovery is the time from the window start until the total lag is

@@ -115,6 +115,11 @@ type Series struct {
 	Processing []float64 `json:"processing_fraction"`
 	// Lag is the total consumer lag in records.
 	Lag []float64 `json:"lag_records"`
+	// LagMax is the highest total lag in the step that ends at each
+	// sample (from the window's start on; before it, the sample): what a
+	// chart draws, so that its highest point is peak_lag_records however
+	// coarse the sampling.
+	LagMax []float64 `json:"lag_max_records"`
 	// Moved and Revocations are cumulative counts.
 	Moved       []float64 `json:"moved_cumulative"`
 	Revocations []float64 `json:"revocations_cumulative"`

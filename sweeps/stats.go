@@ -2,7 +2,9 @@ package sweeps
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
@@ -58,9 +60,14 @@ func Summarize(res *Result) (*report.Sweep, error) {
 }
 
 // Describe summarises one metric's values: mean, sample standard
-// deviation, the 95% confidence interval of the mean from Student's t
-// distribution with n-1 degrees of freedom, and empirical quantiles (the
-// smallest value with at least the given share of values at or below it).
+// deviation, the 95% confidence interval of the mean, and empirical
+// quantiles (the smallest value with at least the given share of values at
+// or below it). The interval is Student's t with n-1 degrees of freedom,
+// except for a metric that cannot be negative (report.MetricNonNegative):
+// there t's symmetric interval goes below zero whenever a few seeds carry
+// the whole mean (downtime 0 on most seeds, 14.9 on one), so the interval
+// is the bootstrap percentile one instead, which stays within the values
+// seen.
 func Describe(metric string, values []float64) report.SweepStats {
 	n := len(values)
 	nan := report.Number(math.NaN())
@@ -82,6 +89,37 @@ func Describe(metric string, values []float64) report.SweepStats {
 		half := t * sd / math.Sqrt(float64(n))
 		st.StdDev = report.Number(sd)
 		st.CILow, st.CIHigh = report.Number(mean-half), report.Number(mean+half)
+		if report.MetricNonNegative(metric) {
+			lo, hi := bootstrapCI(metric, values)
+			st.CILow, st.CIHigh = report.Number(lo), report.Number(hi)
+		}
 	}
 	return st
+}
+
+// bootstrapResamples is how many resamples bootstrapCI draws: enough for
+// the 2.5th and 97.5th percentiles to settle to about 1% of the spread.
+const bootstrapResamples = 1000
+
+// bootstrapCI is the 95% percentile bootstrap interval of the mean of
+// values: the 2.5th and 97.5th percentiles of the means of resamples
+// drawn with replacement. The resamples come from a PCG stream seeded by
+// the metric's name and the values' count, so that the interval is the
+// same bits on every machine and in every shard; the values are in seed
+// order, so the draws pick the same seeds' values too.
+func bootstrapCI(metric string, values []float64) (lo, hi float64) {
+	h := fnv.New64a()
+	h.Write([]byte(metric))
+	rng := rand.New(rand.NewPCG(h.Sum64(), uint64(len(values))))
+	n := len(values)
+	means := make([]float64, bootstrapResamples)
+	for b := range means {
+		sum := 0.0
+		for range n {
+			sum += values[rng.IntN(n)]
+		}
+		means[b] = sum / float64(n)
+	}
+	slices.Sort(means)
+	return stat.Quantile(0.025, stat.Empirical, means, nil), stat.Quantile(0.975, stat.Empirical, means, nil)
 }

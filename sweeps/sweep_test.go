@@ -467,3 +467,23 @@ func TestSummarizeGroupsRunsBySeed(t *testing.T) {
 		t.Error("Summarize accepted one shard of two")
 	}
 }
+
+// TestNonNegativeIntervalsStayNonNegative: downtime 0 on nine seeds and
+// 14.9 on one has mean 1.49 and sample sd 4.71, so Student's t interval is
+// 1.49 ± 2.262·4.71/√10 = [-1.88, 4.86], below what downtime can be. The
+// bootstrap interval of a non-negative metric lies within the values seen
+// ([0, 14.9]) and still holds the mean.
+func TestNonNegativeIntervalsStayNonNegative(t *testing.T) {
+	values := []float64{0, 0, 0, 0, 14.9, 0, 0, 0, 0, 0}
+	if st := Describe("x", values); st.CILow >= 0 {
+		t.Fatalf("a metric of unknown sign keeps Student's t: low %v, want below 0", st.CILow)
+	}
+	st := Describe("downtime_partition_seconds", values)
+	if st.CILow < 0 || st.CIHigh > 14.9 || st.CILow > st.Mean || st.CIHigh < st.Mean {
+		t.Errorf("interval [%v, %v] for mean %v: want within [0, 14.9] around the mean", st.CILow, st.CIHigh, st.Mean)
+	}
+	// The same values give the same interval: it is drawn from a fixed stream.
+	if again := Describe("downtime_partition_seconds", values); again.CILow != st.CILow || again.CIHigh != st.CIHigh {
+		t.Error("the bootstrap interval differs between two calls")
+	}
+}

@@ -24,22 +24,29 @@ const defaultExample = "scale-out"
 type simulateFlags struct {
 	protocols   []string
 	seed        seedFlag
+	seeds       int
 	out         string
 	trace       bool
 	format      string
 	shuffleTies bool
 	noTimeline  bool
+	timeline    string
 	cpuProfile  string
 }
 
 func (f *simulateFlags) register(fs *pflag.FlagSet, protocolHelp string) {
 	addProtocolsFlag(fs, &f.protocols, protocolHelp, everyProtocolByDefault)
 	addSeedFlag(fs, &f.seed, "seed for every random stream")
+	addCountFlag(fs, &f.seeds, "seeds", seedsHelp)
 	fs.StringVar(&f.out, "out", "", "directory for result.json, timeline.csv, report.html and charts")
 	fs.BoolVar(&f.trace, "trace", false, "also write a JSONL trace of every message and state change per protocol (needs --out)")
 	addFormatFlag(fs, &f.format, reportFormats, "what to print")
 	fs.BoolVar(&f.shuffleTies, "shuffle-ties", false, "order simultaneous events randomly (from the seed)")
 	fs.BoolVar(&f.noTimeline, "no-timeline", false, "skip the per-partition ownership timeline and the member lanes (much smaller results for big groups; their charts are left out)")
+	f.timeline = report.TimelineAuto
+	fs.Var(&enumValue{p: &f.timeline, allowed: report.TimelineModes()}, "timeline",
+		"how result.json and timeline.csv keep the per-partition and per-member history: "+orList(report.TimelineModes())+
+			" (auto: whole up to 20,000 segments, else summarised); the charts always show all of it")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", cpuProfileHelp)
 }
 
@@ -89,7 +96,12 @@ func simulate(name, protocolHelp string, args []string, stdout, stderr io.Writer
 			return tf, nil
 		}
 	}
-	res, err := rebalsim.Run(sc, opts)
+	seeds := &report.Seeds{Rerun: rerunPrefix(fs.Arg(0), &f)}
+	n := f.seeds
+	if n == 0 {
+		n, seeds.Chosen = defaultSeeds(sc)
+	}
+	seeds.Reports, err = runSeeds(sc, opts, sc.Seed, n, f.out != "" || n == 1)
 	if err != nil {
 		for _, tf := range traces {
 			tf.Abort()
@@ -104,18 +116,34 @@ func simulate(name, protocolHelp string, args []string, stdout, stderr io.Writer
 			return exitBadInput, err
 		}
 	}
-	rep := res.Report()
+	rep := seeds.Reports[0]
+	if n == 1 {
+		seeds = nil // one run: today's outputs, nothing over seeds
+	}
 	if f.out != "" {
-		files, err := report.WriteAll(f.out, rep, report.Options{})
+		files, err := report.WriteAll(f.out, rep, report.Options{Seeds: seeds, Timeline: f.timeline})
 		if err != nil {
 			return exitBadInput, err
 		}
 		fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files)+len(traces), f.out)
 	}
-	if err := printReport(stdout, rep, f.format); err != nil {
+	if seeds != nil {
+		err = seedPrinters()[f.format](stdout, seeds)
+	} else {
+		err = printReport(stdout, rep, f.format)
+	}
+	if err != nil {
 		return exitBadInput, err
 	}
-	return exitCodeFor(rep), nil
+	all := []*report.Report{rep}
+	if seeds != nil {
+		all = seeds.Reports
+	}
+	code = exitOK
+	for _, r := range all {
+		code = max(code, exitCodeFor(r))
+	}
+	return code, nil
 }
 
 // loadScenario reads a file, or an embedded example by name, or an
