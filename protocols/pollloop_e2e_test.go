@@ -124,3 +124,44 @@ func TestPausedSaturatedMemberProcessesItsBatchAsAZombie(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordProcessingTimeConstantIsProcessingRate: a constant 10ms per
+// record is 100 records/s, so the slow scale-out gives the same metrics
+// with record_processing_time: 10ms as with processing_rate: 100 (a
+// constant draws nothing from its stream, and a batch of n records takes
+// n × 10ms either way).
+func TestRecordProcessingTimeConstantIsProcessingRate(t *testing.T) {
+	rate := slowGroup(30)
+	perRecord := slowGroup(30)
+	d := sim.Distribution{Kind: sim.DistConstant, Value: 10 * time.Millisecond}
+	perRecord.Defaults.ProcessingRate = nil
+	perRecord.Defaults.RecordProcessingTime = &d
+	for _, protocol := range sim.Protocols() {
+		if a, b := runSeed(t, rate, protocol, 1), runSeed(t, perRecord, protocol, 1); a != b {
+			t.Errorf("%s: processing_rate 100 gives %+v,\nrecord_processing_time 10ms %+v", protocol, a, b)
+		}
+	}
+}
+
+// TestRecordProcessingTimeLognormal: per-record times drawn from a
+// lognormal (median 2ms, p99 40ms) give the member the mean's inverse as
+// its processing rate: a mean of 2ms × exp(σ²/2) with σ = ln 20 / 2.326,
+// 4.58ms, so about 218 records/s. The draws come from the seed: the same
+// seed gives the same metrics twice.
+func TestRecordProcessingTimeLognormal(t *testing.T) {
+	sc := slowGroup(30)
+	d := sim.Distribution{Kind: sim.DistLogNormal, Median: 2 * time.Millisecond, P99: 40 * time.Millisecond}
+	sc.Defaults.ProcessingRate = nil
+	sc.Defaults.RecordProcessingTime = &d
+	cfg := sim.ConsumerConfig{RecordProcessingTime: d}
+	if got := cfg.Rate(); got < 217 || got > 219 {
+		t.Errorf("Rate() = %.2f records/s, want about 218 (1 / 4.58ms)", got)
+	}
+	a, b := runSeed(t, sc, sim.ProtocolEager, 1), runSeed(t, sc, sim.ProtocolEager, 1)
+	if a != b {
+		t.Errorf("two runs on seed 1 differ:\n%+v\n%+v", a, b)
+	}
+	if !a.Converged {
+		t.Errorf("not converged: %+v", a)
+	}
+}

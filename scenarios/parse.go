@@ -323,39 +323,48 @@ func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
 	if e == nil {
 		return net
 	}
-	v := d.value(e.val)
-	if v == nil {
-		return net
+	if dist, ok := d.distribution(e.val, "latency", "network.latency"); ok {
+		net.Latency = dist
 	}
-	d.mark("network.latency", v)
+	return net
+}
+
+// distribution reads a distribution of durations written at path: a
+// plain duration (constant), or {dist: constant|uniform|lognormal, ...}
+// with the distribution's parameters. key names it in messages.
+func (d *decoder) distribution(n *yaml.Node, key, path string) (sim.Distribution, bool) {
+	v := d.value(n)
+	if v == nil {
+		return sim.Distribution{}, false
+	}
+	d.mark(path, v)
 	if v.Kind == yaml.ScalarNode {
-		if lat, ok := d.duration(v, "latency"); ok {
-			net.Latency.Value = lat
-			d.mark("network.latency.value", v)
+		val, ok := d.duration(v, key)
+		if ok {
+			d.mark(path+".value", v)
 		}
-		return net
+		return sim.Distribution{Kind: sim.DistConstant, Value: val}, ok
 	}
 	all := []string{"dist", "value", "min", "max", "median", "p99"}
-	lf, ok := d.mapping(v, "latency", all)
+	lf, ok := d.mapping(v, key, all)
 	if !ok {
-		return net
+		return sim.Distribution{}, false
 	}
 	de := lf.get("dist")
 	if de == nil {
-		if !lf.lacks("dist") {
-			return net
+		if lf.lacks("dist") {
+			d.failf(v, "%s has no dist:; write {dist: lognormal, median: 2ms, p99: 20ms}, or a plain duration such as 2ms (allowed dist: %s)",
+				key, strings.Join(distKinds(), ", "))
 		}
-		d.failf(v, "latency has no dist:; write {dist: lognormal, median: 2ms, p99: 20ms}, or a plain duration such as 2ms (allowed dist: %s)",
-			strings.Join(distKinds(), ", "))
-		return net
+		return sim.Distribution{}, false
 	}
 	kind, ok := d.str(de.val, "dist")
 	if !ok {
-		return net
+		return sim.Distribution{}, false
 	}
 	if !slices.Contains(distKinds(), kind) {
-		d.failf(d.value(de.val), "unknown latency dist %q%s (allowed: %s)", short(kind), didYouMean(kind, distKinds()), strings.Join(distKinds(), ", "))
-		return net
+		d.failf(d.value(de.val), "unknown %s dist %q%s (allowed: %s)", key, short(kind), didYouMean(kind, distKinds()), strings.Join(distKinds(), ", "))
+		return sim.Distribution{}, false
 	}
 	dist := sim.Distribution{Kind: sim.DistKind(kind)}
 	params := distParams(dist.Kind)
@@ -367,14 +376,13 @@ func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
 	for _, p := range params {
 		pe := lf.get(p)
 		if pe == nil {
-			if !lf.lacks(p) {
-				return net
+			if lf.lacks(p) {
+				d.failf(v, "the %s %s distribution needs %s", kind, key, strings.Join(params, " and "))
 			}
-			d.failf(v, "the %s latency distribution needs %s", kind, strings.Join(params, " and "))
-			return net
+			return sim.Distribution{}, false
 		}
 		val, _ := d.duration(pe.val, p)
-		d.mark("network.latency."+p, pe.val)
+		d.mark(path+"."+p, pe.val)
 		switch p {
 		case "value":
 			dist.Value = val
@@ -388,8 +396,7 @@ func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
 			dist.P99 = val
 		}
 	}
-	net.Latency = dist
-	return net
+	return dist, true
 }
 
 func (d *decoder) group(n *yaml.Node, g *sim.GroupConfig) {

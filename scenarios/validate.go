@@ -228,27 +228,31 @@ func (c *checker) topicHint(name string) string {
 }
 
 func (c *checker) checkNetwork() {
-	l := c.s.Network.Latency
-	const path = "network.latency"
+	c.checkDistribution("network.latency", "latency", c.s.Network.Latency)
+}
+
+// checkDistribution checks a distribution of durations written at path;
+// key names it in messages.
+func (c *checker) checkDistribution(path, key string, l sim.Distribution) {
 	switch l.Kind {
 	case "":
 		if l != (sim.Distribution{}) {
-			c.problem(path, "latency has parameters but no kind (allowed: %s)", strings.Join(distKinds(), ", "))
+			c.problem(path, "%s has parameters but no kind (allowed: %s)", key, strings.Join(distKinds(), ", "))
 		}
 	case sim.DistConstant:
-		nonNegative(c, path+".value", "latency", l.Value)
+		nonNegative(c, path+".value", key, l.Value)
 	case sim.DistUniform:
 		nonNegative(c, path+".min", "min", l.Min)
 		if l.Max < l.Min {
-			c.problem(path+".max", "uniform latency max %s is below min %s", FormatDuration(l.Max), FormatDuration(l.Min))
+			c.problem(path+".max", "uniform %s max %s is below min %s", key, FormatDuration(l.Max), FormatDuration(l.Min))
 		}
 	case sim.DistLogNormal:
 		positive(c, path+".median", "median", l.Median)
 		if l.P99 < l.Median {
-			c.problem(path+".p99", "lognormal latency p99 %s is below its median %s", FormatDuration(l.P99), FormatDuration(l.Median))
+			c.problem(path+".p99", "lognormal %s p99 %s is below its median %s", key, FormatDuration(l.P99), FormatDuration(l.Median))
 		}
 	default:
-		c.problem(path, "unknown latency dist %q (allowed: %s)", short(string(l.Kind)), strings.Join(distKinds(), ", "))
+		c.problem(path, "unknown %s dist %q (allowed: %s)", key, short(string(l.Kind)), strings.Join(distKinds(), ", "))
 	}
 }
 

@@ -93,6 +93,10 @@ type process struct {
 	closeDue       eventID
 
 	pollRng *rand.Rand
+	// recordRng draws record processing times; records samples them for
+	// the current incarnation when record_processing_time is set.
+	recordRng *rand.Rand
+	records   *sampler
 
 	idleTotal time.Duration
 	// lanes is the member's swim-lane history, in time order.
@@ -139,7 +143,11 @@ func (w *world) startProcess(p *process) {
 	p.startedAt, p.autoCommitIdle = w.k.Now(), false
 	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
 	p.batchEnd, p.hasAnchor, p.freeAt, p.batchDueAt, p.bgCallback = 0, false, -1, -1, false
-	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
+	w.ledger.procs[p.idx].rate = cfg.Rate()
+	p.records = nil
+	if cfg.RecordProcessingTime.Kind != "" {
+		p.records = newSampler(cfg.RecordProcessingTime, p.recordRng)
+	}
 	w.syncProcess(p)
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_start", Member: p.name, Detail: fmt.Sprintf("incarnation %d group_protocol=%s assignors=%v instance=%q", p.incarnation, cfg.GroupProtocol, cfg.Assignors, cfg.GroupInstanceID)})

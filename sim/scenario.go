@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"time"
 )
 
@@ -63,6 +64,51 @@ type Distribution struct {
 	Max    time.Duration
 	Median time.Duration
 	P99    time.Duration
+}
+
+// String describes the distribution ("lognormal median 2ms, p99 20ms").
+func (d Distribution) String() string {
+	switch d.Kind {
+	case DistConstant:
+		return "constant " + d.Value.String()
+	case DistUniform:
+		return "uniform " + d.Min.String() + "–" + d.Max.String()
+	case DistLogNormal:
+		return "lognormal median " + d.Median.String() + ", p99 " + d.P99.String()
+	case "":
+		if d.Value != 0 {
+			return "constant " + d.Value.String()
+		}
+		return ""
+	}
+	return string(d.Kind)
+}
+
+// Mean is the distribution's mean: a lognormal's is its median times
+// exp(sigma²/2), with sigma from the p99 as the sampler takes it.
+func (d Distribution) Mean() time.Duration {
+	switch d.Kind {
+	case DistUniform:
+		return (d.Min + d.Max) / 2
+	case DistLogNormal:
+		if d.P99 <= d.Median || d.Median <= 0 {
+			return d.Median
+		}
+		sigma := math.Log(float64(d.P99)/float64(d.Median)) / z99
+		return time.Duration(float64(d.Median) * math.Exp(sigma*sigma/2))
+	}
+	return d.Value
+}
+
+// Rate is the records per second the member processes: the inverse of
+// the mean record time when one is drawn, processing_rate otherwise.
+func (c *ConsumerConfig) Rate() float64 {
+	if c.RecordProcessingTime.Kind != "" {
+		if mean := c.RecordProcessingTime.Mean(); mean > 0 {
+			return float64(time.Second) / float64(mean)
+		}
+	}
+	return c.ProcessingRate
 }
 
 // GroupConfig holds the broker-side settings of the group coordinator.
@@ -160,6 +206,9 @@ type ConsumerSettings struct {
 
 	// ProcessingRate is the records per second the member can process.
 	ProcessingRate *float64
+	// RecordProcessingTime is the time the application takes per record,
+	// drawn per record; when set it decides the processing rate.
+	RecordProcessingTime *Distribution
 	// CommitLatency is the time a synchronous offset commit takes (before revocation).
 	CommitLatency *time.Duration
 	// CommitOnRevoke makes the application's onPartitionsRevoked commit
@@ -197,13 +246,16 @@ type ConsumerConfig struct {
 	MetadataMaxAge     time.Duration
 	MaxPollRecords     int
 	ProcessingRate     float64
-	CommitLatency      time.Duration
-	CommitOnRevoke     bool
-	RevokeCallback     time.Duration
-	AssignCallback     time.Duration
-	LostCallback       time.Duration
-	RebalanceListener  bool
-	Subscription       []string
+	// RecordProcessingTime, when its Kind is set, is drawn per record;
+	// ProcessingRate is then its mean's inverse (see Rate).
+	RecordProcessingTime Distribution
+	CommitLatency        time.Duration
+	CommitOnRevoke       bool
+	RevokeCallback       time.Duration
+	AssignCallback       time.Duration
+	LostCallback         time.Duration
+	RebalanceListener    bool
+	Subscription         []string
 }
 
 // EventKind names a scenario disturbance.

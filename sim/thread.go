@@ -124,7 +124,7 @@ func (w *world) pollLoop(p *process) {
 		p.freeAt, p.hasAnchor = now, false
 		return
 	}
-	batch := time.Duration(n / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
+	batch := w.batchTime(p, int(n))
 	if batch <= 0 {
 		p.freeAt, p.hasAnchor = now, false
 		return
@@ -144,6 +144,20 @@ func (w *world) pollLoop(p *process) {
 	// The poll timer (max.poll.interval.ms) runs from the poll() that
 	// returned the batch.
 	p.appBlocked = start
+}
+
+// batchTime is how long the application takes to process n records: each
+// drawn from record_processing_time when it is set, else n at
+// processing_rate.
+func (w *world) batchTime(p *process, n int) time.Duration {
+	if p.records == nil {
+		return time.Duration(float64(n) / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
+	}
+	var d time.Duration
+	for range n {
+		d += p.records.Sample()
+	}
+	return d
 }
 
 // armPoll makes sure that the poll() ending the current batch runs what

@@ -122,11 +122,11 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		}
 		p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg,
 			latency: newSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
-			pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down"}
+			pollRng: w.streams.Stream("poll/" + m.ID), recordRng: w.streams.Stream("records/" + m.ID), ready: true, lane: "down"}
 		p.fixedLatency, p.latencyFixed = p.latency.Fixed()
 		w.procs = append(w.procs, p)
 		w.byName[m.ID] = i
-		w.ledger.addProcess(m.ID, cfg.ProcessingRate)
+		w.ledger.addProcess(m.ID, cfg.Rate())
 	}
 	for _, t := range w.metadata {
 		for p := int32(0); p < t.Partitions; p++ {
