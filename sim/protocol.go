@@ -292,6 +292,9 @@ type CommitGate interface {
 type CoordinatorEnv struct {
 	Now      time.Duration
 	Metadata []kafka.Topic
+	// Release is the Kafka release the broker runs ("4.0" … "4.3"; ""
+	// is DefaultKafkaVersion), for the behaviours that differ.
+	Release string
 }
 
 // GroupCoordinator is the broker-side model of one group.

@@ -144,12 +144,22 @@ func KafkaVersions() []string { return []string{"4.0", "4.1", "4.2", "4.3"} }
 // DefaultKafkaVersion is the release a scenario follows unless it names one.
 const DefaultKafkaVersion = "4.3"
 
+// ReleaseAtLeast reports whether Kafka release version ("" is
+// DefaultKafkaVersion) is min or later. Releases are "4.N", so they
+// compare as strings.
+func ReleaseAtLeast(version, min string) bool {
+	if version == "" {
+		version = DefaultKafkaVersion
+	}
+	return version >= min
+}
+
 // VersionAssignmentInterval is the default of
 // group.consumer.assignment.interval.ms in a Kafka release: KIP-1263
 // (4.3) batches target-assignment computation, by default at most once a
 // second; before it the target was recomputed on every epoch bump.
 func VersionAssignmentInterval(version string) time.Duration {
-	if version == "" || version >= "4.3" {
+	if ReleaseAtLeast(version, "4.3") {
 		return time.Second
 	}
 	return 0

@@ -222,7 +222,7 @@ func (w *world) clientEnv(p *process) ClientEnv {
 }
 
 func (w *world) coordEnv() CoordinatorEnv {
-	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata}
+	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata, Release: w.sc.KafkaVersion}
 }
 
 func (w *world) applyClient(p *process, out *Effects) {
