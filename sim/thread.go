@@ -110,8 +110,9 @@ func (w *world) schedulePoll(p *process) {
 // last poll() known to have happened (pollAnchor), or, with none, the
 // input lands at a uniformly drawn point of a batch (the residual time of
 // a batch in progress). The ledger meanwhile counts the member as
-// processing at processing_rate, so lag and downtime do not depend on
-// where the batch boundaries fall.
+// processing at its rate (processing_rate, or the inverse of the mean
+// record_processing_time), so lag and downtime do not depend on where the
+// batch boundaries fall.
 func (w *world) pollLoop(p *process) {
 	now := w.k.Now()
 	if !p.alive || p.paused || p.stalled || p.appBusy || p.inBatch() || now == p.freeAt {
