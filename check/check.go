@@ -261,5 +261,6 @@ func runJob(j job, opts Options) (map[string]*sim.Result, error) {
 	for _, r := range results.Runs {
 		out[r.Protocol] = r
 	}
+	j.plan.slim(out)
 	return out, nil
 }

@@ -59,14 +59,8 @@ func judgeBound(b scenarios.Bound, r, ref *sim.Result) outcome {
 // disturbance, since the metrics cover the window from it on.
 func whereBoundBroke(r *sim.Result, metric string, limit float64, isMax bool) (float64, string, bool) {
 	if isMax {
-		var series []float64
+		series := seriesOf(&r.Series, metric)
 		switch metric {
-		case "moved_partitions":
-			series = r.Series.Moved
-		case "revocations":
-			series = r.Series.Revocations
-		case "peak_lag_records":
-			series = r.Series.Lag
 		case "convergence_seconds":
 			worst := -1
 			for i, c := range r.Convergence {

@@ -199,24 +199,6 @@ func TestWhatCannotBeCheckedIsSkipped(t *testing.T) {
 	tests := []struct {
 		name, vector, reason string
 	}{{
-		name: "unknown kind",
-		vector: `- name: v
-  kind: share_group_assignor
-  assignor: simple
-  input: {anything: [1, 2]}`,
-		reason: `unknown vector kind "share_group_assignor"`,
-	}, {
-		name: "unknown expected key",
-		vector: `- name: v
-  kind: client_assignor
-  assignor: range
-  input:
-    topics: {t: 1}
-    members: [{id: a, subscription: [t]}]
-  expected:
-    assigment: {a: {t: [0]}}`,
-		reason: `unknown key "assigment" (did you mean "assignment"?)`,
-	}, {
 		name: "property in free text nobody understands",
 		vector: `- name: v
   kind: client_assignor
@@ -277,6 +259,36 @@ func TestWhatCannotBeCheckedIsSkipped(t *testing.T) {
 				t.Errorf("skip reason %q does not say %q at a file position", out[0].Detail, tt.reason)
 			}
 		})
+	}
+}
+
+// TestUnknownKeysAndKindsAreErrors: a typo in a key or a kind is not a
+// vector to skip (a skip exits 0, so the typo would pass CI) but an error
+// naming the place and the nearest known word; so is a second document.
+func TestUnknownKeysAndKindsAreErrors(t *testing.T) {
+	const group = "  input:\n    topics: {t: 1}\n    members: [{id: a, subscription: [t]}]\n"
+	for _, tc := range []struct{ name, file, want string }{
+		{"unknown kind", "vectors:\n- name: v\n  kind: client_asignor\n  assignor: range\n" + group + "  expected: {properties: [valid]}\n",
+			`test.yaml:3:9: (top level).vectors[0].kind: unknown kind "client_asignor" (did you mean "client_assignor"?)`},
+		{"misspelt kind key", "vectors:\n- name: v\n  kinnd: client_assignor\n  assignor: range\n" + group + "  expected: {properties: [valid]}\n",
+			`unknown key "kinnd" (did you mean "kind"?)`},
+		{"unknown expected key", "vectors:\n- name: v\n  kind: client_assignor\n  assignor: range\n" + group + "  expected:\n    assigment: {a: {t: [0]}}\n",
+			`test.yaml:9:5: (top level).vectors[0].expected.assigment: expected: unknown key "assigment" (did you mean "assignment"?)`},
+		{"unknown member key", "vectors:\n- name: v\n  kind: client_assignor\n  assignor: range\n  input:\n    topics: {t: 1}\n    members: [{id: a, subscribtion: [t]}]\n  expected: {properties: [valid]}\n",
+			`unknown key "subscribtion" (did you mean "subscription"?)`},
+		{"unknown version", "vectors:\n- name: v\n  version: \"5.0\"\n  kind: client_assignor\n  assignor: range\n" + group + "  expected: {properties: [valid]}\n",
+			`version "5.0" is neither 4.0 nor trunk`},
+		{"second document", "vectors: []\n---\nvectors: []\n", "test.yaml:2:1: a second YAML document starts here"},
+		// Limits: the partitions, members and steps of one vector.
+		{"too many partitions", "vectors:\n- name: v\n  kind: client_assignor\n  assignor: range\n  input:\n    topics: {t: 2000000000}\n    members: [{id: a, subscription: [t]}]\n  expected: {properties: [valid]}\n",
+			"the topics have 2000000000 partitions in total; the limit for a vector is 200000"},
+		{"a step of too many members", "vectors:\n- name: v\n  kind: client_assignor\n  assignor: range\n  input:\n    topics: {t: 1}\n    steps: [\"[c1..c2000000000]\"]\n  expected: {properties: [valid]}\n",
+			"names more than 20000 members, the limit for a vector"},
+	} {
+		_, err := Parse("test.yaml", []byte(tc.file))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
 	}
 }
 

@@ -30,9 +30,6 @@ vectors:
       - {id: c2, subscription: [orders]}
   expected:
     assignment: {c1: {orders: [0]}, c2: {orders: [1, 2]}}
-- name: share_groups
-  kind: share_assignor
-  assignor: simple
 `))
 	if err != nil {
 		fmt.Println(err)
@@ -46,5 +43,4 @@ vectors:
 	// FAIL range_wrong[range]: assignment:
 	//   c1: expected {orders[0]}, got {orders[0 1]} (extra {orders[1]})
 	//   c2: expected {orders[1 2]}, got {orders[2]} (missing {orders[1]})
-	// SKIP share_groups[simple]: example.yaml:24: unknown vector kind "share_assignor" (known: client_assignor, server_assignor, reconciliation)
 }

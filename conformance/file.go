@@ -1,8 +1,12 @@
 package conformance
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -58,15 +62,27 @@ func Load(path string) (*File, error) {
 }
 
 // Parse parses a vector file's contents; name is the file name errors and
-// outcomes report. Malformed input — wrong types, duplicate keys, missing
-// names or kinds, unknown top-level keys — is an error naming
-// file:line:column and the schema path. Unknown vector kinds and unknown
-// keys inside a vector are not errors: the vector loads and is skipped
+// outcomes report. The file is decoded as strictly as a scenario: malformed
+// input — wrong types, duplicate keys, missing names or kinds, unknown
+// kinds, versions and keys at any level, a second YAML document, a vector
+// past the limits of partitions, members or steps — is an error naming
+// file:line:column, the schema path and, for a typo, the nearest known
+// word. A vector that loads but asks for what the runner cannot check
+// faithfully (a property in free text, a then step in words) is skipped
 // with the reason when run.
 func Parse(name string, data []byte) (*File, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("conformance: %s: %w", name, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, fmt.Errorf("conformance: %s: %w", name, err)
+	default:
+		return nil, fmt.Errorf("conformance: %s:%d:%d: a second YAML document starts here; a vector file holds exactly one (remove the --- line)", name, next.Line, next.Column)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("conformance: %s: empty file", name)
@@ -161,7 +177,7 @@ func parseVector(n node) (Vector, error) {
 		case "input", "expected", "then":
 			// Read below, once the kind is known.
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: %s", f.name.at(), unknownKey(f, vectorKeys)))
+			err = f.name.errorf("%s", unknownKey(f, vectorKeys))
 		}
 		if err != nil {
 			return Vector{}, err
@@ -175,7 +191,7 @@ func parseVector(n node) (Vector, error) {
 		return Vector{}, n.errorf("no kind (client_assignor, server_assignor or reconciliation)")
 	}
 	if v.Version != "4.0" && v.Version != "trunk" {
-		v.unsupported = append(v.unsupported, fmt.Sprintf("%s: version %q is neither 4.0 nor trunk", byKey["version"].at(), v.Version))
+		return Vector{}, byKey["version"].errorf("version %q is neither 4.0 nor trunk", v.Version)
 	}
 	switch v.Kind {
 	case "client_assignor", "server_assignor":
@@ -214,7 +230,12 @@ func parseVector(n node) (Vector, error) {
 			v.unsupported = append(v.unsupported, then.at()+": then steps are not defined for reconciliation vectors")
 		}
 	default:
-		// The kind's schema is unknown, so its contents are not checked.
+		kinds := []string{"client_assignor", "server_assignor", "reconciliation"}
+		msg := fmt.Sprintf("unknown kind %q", v.Kind)
+		if s := nearest(v.Kind, kinds); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return Vector{}, byKey["kind"].errorf("%s; the kinds are %s", msg, strings.Join(kinds, ", "))
 	}
 	return v, nil
 }

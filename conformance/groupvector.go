@@ -136,6 +136,9 @@ func parseGroupInput(n node, v *Vector) (*groupInput, error) {
 					return nil, err
 				}
 				ids, ok := parseMemberList(s)
+				if len(ids) > maxVectorMembers {
+					return nil, it.errorf("step %q names more than %d members, the limit for a vector", s, maxVectorMembers)
+				}
 				if !ok {
 					v.unsupported = append(v.unsupported, fmt.Sprintf("%s: cannot read step %q as a member list like [c1, c2] or [c1..c4]", it.at(), s))
 				}
@@ -147,13 +150,43 @@ func parseGroupInput(n node, v *Vector) (*groupInput, error) {
 			}
 			in.thenPos = f.value.at()
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: input: %s", f.name.at(), unknownKey(f, inputKeys)))
+			return nil, f.name.errorf("input: %s", unknownKey(f, inputKeys))
 		}
 	}
 	if len(in.members) == 0 && len(in.steps) == 0 {
 		return nil, n.errorf("no members and no steps")
 	}
+	if err := in.checkLimits(n); err != nil {
+		return nil, err
+	}
 	return in, nil
+}
+
+// Limits of one vector. Kafka's own vectors stay far below them (the
+// largest has 2,000 partitions and 500 members); past them an assignor's
+// run takes minutes, or the partitions do not fit in memory (2,000,000,000
+// partitions of one topic used to end in Go's fatal out-of-memory error).
+const (
+	maxVectorPartitions = 200_000
+	maxVectorMembers    = 20_000
+	maxVectorSteps      = 1_000
+)
+
+// checkLimits refuses a group input past the limits, naming the limit.
+func (in *groupInput) checkLimits(n node) error {
+	total := int64(0)
+	for _, t := range in.topics {
+		total += int64(t.Partitions)
+	}
+	switch {
+	case total > maxVectorPartitions:
+		return n.errorf("the topics have %d partitions in total; the limit for a vector is %d", total, maxVectorPartitions)
+	case len(in.members) > maxVectorMembers:
+		return n.errorf("%d members; the limit for a vector is %d", len(in.members), maxVectorMembers)
+	case len(in.steps) > maxVectorSteps:
+		return n.errorf("%d steps; the limit for a vector is %d", len(in.steps), maxVectorSteps)
+	}
+	return nil
 }
 
 func parseMember(n node, v *Vector) (memberSpec, error) {
@@ -182,7 +215,7 @@ func parseMember(n node, v *Vector) (memberSpec, error) {
 		case "current":
 			m.current, err = f.value.assignment()
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: member: %s", f.name.at(), unknownKey(f, memberKeys)))
+			err = f.name.errorf("member: %s", unknownKey(f, memberKeys))
 		}
 		if err != nil {
 			return memberSpec{}, err
@@ -250,7 +283,7 @@ func parseExpectation(n node, v *Vector) (*expectation, error) {
 			}
 			e.hasCountsByStep = true
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: expected: %s", f.name.at(), unknownKey(f, expectedKeys)))
+			err = f.name.errorf("expected: %s", unknownKey(f, expectedKeys))
 		}
 		if err != nil {
 			return nil, err
@@ -390,8 +423,7 @@ func parseReproduce(n node, e *expectation, v *Vector) error {
 		case "note":
 			_, err = f.value.str()
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: reproduce_with: %s", f.name.at(),
-				unknownKey(f, []string{"topic_order", "member_order", "note"})))
+			err = f.name.errorf("reproduce_with: %s", unknownKey(f, []string{"topic_order", "member_order", "note"}))
 		}
 		if err != nil {
 			return err
@@ -419,7 +451,7 @@ func parseSteps(n node, v *Vector) ([]step, error) {
 			case "expected":
 				s.want, err = parseExpectation(f.value, v)
 			default:
-				v.unsupported = append(v.unsupported, fmt.Sprintf("%s: then: %s", f.name.at(), unknownKey(f, []string{"step", "expected"})))
+				err = f.name.errorf("then: %s", unknownKey(f, []string{"step", "expected"}))
 			}
 			if err != nil {
 				return nil, err
@@ -455,6 +487,10 @@ func parseMemberList(s string) ([]string, bool) {
 		prefix2, b, ok2 := splitNumber(strings.TrimSpace(hi))
 		if !ok1 || !ok2 || prefix != prefix2 || a > b {
 			return nil, false
+		}
+		if b-a >= maxVectorMembers-len(out) {
+			// Too many to list: the caller refuses the step by its length.
+			return make([]string, maxVectorMembers+1), true
 		}
 		for i := a; i <= b; i++ {
 			out = append(out, fmt.Sprintf("%s%d", prefix, i))

@@ -89,7 +89,7 @@ func parseReconciliation(in, want node, hasWant bool, v *Vector) (*reconciliatio
 			cases, err = f.value.items()
 			hasCases = true
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: input: %s", f.name.at(), unknownKey(f, reconInputKeys)))
+			err = f.name.errorf("input: %s", unknownKey(f, reconInputKeys))
 		}
 		if err != nil {
 			return nil, err
@@ -154,8 +154,7 @@ func parseReconCase(n node, epochs partitionEpochs, shared reconExpectation, has
 			rc.want, err = parseReconExpectation(f.value, v)
 			hasWant = true
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: case: %s", f.name.at(),
-				unknownKey(f, []string{"partition_epoch", "owned", "expected"})))
+			err = f.name.errorf("case: %s", unknownKey(f, []string{"partition_epoch", "owned", "expected"}))
 		}
 		if err != nil {
 			return reconCase{}, err
@@ -352,8 +351,7 @@ func parseReconExpectation(n node, v *Vector) (reconExpectation, error) {
 		case "unchanged":
 			e.unchanged, err = f.value.bool()
 		default:
-			v.unsupported = append(v.unsupported, fmt.Sprintf("%s: expected: %s", f.name.at(),
-				unknownKey(f, []string{"member", "error", "unchanged"})))
+			err = f.name.errorf("expected: %s", unknownKey(f, []string{"member", "error", "unchanged"}))
 		}
 		if err != nil {
 			return reconExpectation{}, err

@@ -55,6 +55,12 @@ func TestReadJSONErrors(t *testing.T) {
 		{"an array", "[1, 2]", "found a JSON array"},
 		{"null run", "{\"version\": \"v1\", \"runs\": [null]}", "runs[0] is null"},
 		{"trailing", "{\"version\": \"v1\"} {}", "unexpected data after the report"},
+		// A result must have runs and come from a release whose layout
+		// this package reads.
+		{"runs null", "{\"version\": \"0.1.0\", \"runs\": null}", "has no runs"},
+		{"runs empty", "{\"version\": \"0.1.0\", \"runs\": []}", "has no runs"},
+		{"future version", "{\"version\": \"99\", \"runs\": [{}]}", "version \"99\" is not one this rebalsim reads"},
+		{"no version", "{\"runs\": [{}]}", "version \"\" is not one"},
 	} {
 		_, err := ReadJSON(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -124,7 +126,31 @@ func ReadJSON(r io.Reader) (*Report, error) {
 			return nil, fmt.Errorf("report: runs[%d] is null: expected a protocol run", i)
 		}
 	}
+	if len(rep.Runs) == 0 {
+		return nil, errors.New("report: the result has no runs (\"runs\" is empty or null): nothing to render")
+	}
+	if !readableVersion(rep.Version) {
+		return nil, fmt.Errorf("report: version %q is not one this rebalsim reads: results of rebalsim 0.x (such as \"0.1.0\")", rep.Version)
+	}
 	return &rep, nil
+}
+
+// readableVersion reports whether a result written by rebalsim version v
+// has the layout this package reads: every 0.x release (written "0.1.0",
+// or "v0.1.0" with an optional pre-release suffix).
+func readableVersion(v string) bool {
+	v = strings.TrimPrefix(v, "v")
+	v, _, _ = strings.Cut(v, "-")
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 || parts[0] != "0" {
+		return false
+	}
+	for _, p := range parts {
+		if _, err := strconv.ParseUint(p, 10, 32); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // jsonError turns an encoding/json error into a sentence with a position.

@@ -3,10 +3,10 @@ package report
 import (
 	"errors"
 	"fmt"
-	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"io"
-	"os"
 	"path/filepath"
+
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 )
 
 // Options tune WriteAll.
@@ -33,21 +33,23 @@ type Options struct {
 // report.html with the charts embedded. It returns the paths written, in
 // order. Each file is written to a temporary file in dir and renamed into
 // place, so a reader (or a crash) never sees half a file; the charts are
-// rendered once for both their files and the HTML.
+// rendered once for both their files and the HTML. The folder's marker
+// (atomicfile.Folder) says whether the write finished, so that a folder a
+// killed re-run left half replaced is detectable.
 func WriteAll(dir string, r *Report, opts Options) ([]string, error) {
 	if r == nil {
 		return nil, errors.New("report: no report to write")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
+	return atomicfile.WriteFolder(dir, func(f *atomicfile.Folder) ([]string, error) { return writeAll(dir, f, r, opts) })
+}
+
+func writeAll(dir string, folder *atomicfile.Folder, r *Report, opts Options) ([]string, error) {
 	var paths []string
 	write := func(name string, fn func(w io.Writer) error) error {
-		path := filepath.Join(dir, name)
-		if err := writeFileAtomic(path, fn); err != nil {
-			return err
+		if err := folder.Write(name, fn); err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
-		paths = append(paths, path)
+		paths = append(paths, filepath.Join(dir, name))
 		return nil
 	}
 	saved, err := forSaving(r, opts.Timeline)

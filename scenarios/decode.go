@@ -55,6 +55,11 @@ func parseYAML(source string, data []byte) (root *yaml.Node, err error) {
 			root, err = nil, &Error{Source: source, Message: fmt.Sprintf("the YAML parser failed on this file: %v", r)}
 		}
 	}()
+	if line, col, over := overNodeBudget(data); over {
+		return nil, &Error{Source: source, Line: line, Column: col,
+			Message: fmt.Sprintf("the file has more than %s YAML values (keys, values and list items) by here, the limit for a scenario; the largest allowed group (%s members, %s events) needs far fewer: write repeated members with count:",
+				grouped(maxNodes), grouped(MaxMembers), grouped(MaxEventActions))}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -77,6 +82,47 @@ func parseYAML(source string, data []byte) (root *yaml.Node, err error) {
 			Message: "the document is empty; a scenario needs at least duration:, topics: and members:"}
 	}
 	return doc.Content[0], nil
+}
+
+// maxNodes bounds the YAML values a file may hold before it is parsed.
+// yaml.v3 builds the whole node tree of a document before rebalsim sees
+// any of it, at about 400 bytes and a few microseconds per node, so a
+// 60 MB file of tiny values used to take minutes and gigabytes before the
+// first limit applied. 1.5 million values keep parsing under about 600 MB
+// and a few seconds; 100,000 members or events written out one per line
+// stay below it.
+const maxNodes = 1_500_000
+
+// overNodeBudget counts, in one pass over the bytes and before any
+// parsing, an upper bound on the nodes the YAML parser would build: every
+// node but the root needs an indicator (a ': ' between a key and its
+// value, a '- ' list item, a ',' or an opening bracket in flow style, a
+// '? ' key), and none is skipped, not in comments nor in quotes, so that
+// no quoting can hide values from the count. It reports the line and
+// column where the count passes maxNodes.
+func overNodeBudget(data []byte) (line, col int, over bool) {
+	if len(data) < maxNodes/2 {
+		return 0, 0, false // too short to hold that many
+	}
+	nodes := 1
+	for i, c := range data {
+		switch c {
+		case ':':
+			nodes += 2
+		case ',', '[', '{':
+			nodes++
+		case '-', '?':
+			if i+1 == len(data) || data[i+1] == ' ' || data[i+1] == '\n' || data[i+1] == '\t' || data[i+1] == '\r' {
+				nodes++
+			}
+		}
+		if nodes > maxNodes {
+			line = 1 + bytes.Count(data[:i], []byte{'\n'})
+			col = 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:i], '\n')+1:i])
+			return line, col, true
+		}
+	}
+	return 0, 0, false
 }
 
 // yamlError turns a yaml.v3 syntax error into an *Error with the right
@@ -111,7 +157,42 @@ func yamlError(source string, data []byte, err error) error {
 	if indentedWithTab(data, line) {
 		msg += " (YAML does not allow tabs for indentation; use spaces)"
 	}
-	return &Error{Source: source, Line: line, Message: "invalid YAML: " + msg}
+	return &Error{Source: source, Line: line, Column: syntaxColumn(data, line, msg), Message: "invalid YAML: " + msg}
+}
+
+// syntaxColumn finds the column of a yaml.v3 syntax error on its line,
+// which yaml.v3 knows but leaves out of its message: for a mapping value
+// where none may be (a second ": " on a line), the colon; for a flow
+// collection or a key left open, just after the line's last character,
+// where the missing ',' ']' '}' or ':' belongs; for a character that
+// cannot start a token, that character; otherwise the line's first
+// character. 0 when the line is not in data.
+func syntaxColumn(data []byte, line int, msg string) int {
+	lines := bytes.Split(data, []byte{'\n'})
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	text := string(bytes.TrimRight(lines[line-1], "\r"))
+	col := func(byteIndex int) int { return 1 + utf8.RuneCountInString(text[:byteIndex]) }
+	switch {
+	case strings.Contains(msg, "mapping values are not allowed"):
+		first := strings.Index(text, ": ")
+		if first >= 0 {
+			if second := strings.Index(text[first+2:], ":"); second >= 0 {
+				return col(first + 2 + second)
+			}
+			return col(first)
+		}
+	case strings.Contains(msg, "did not find expected") || strings.Contains(msg, "could not find expected"):
+		if trimmed := strings.TrimRight(text, " \t"); trimmed != "" {
+			return col(len(trimmed))
+		}
+	case strings.Contains(msg, "cannot start any token"):
+		if i := strings.IndexAny(text, "@`%\t"); i >= 0 {
+			return col(i)
+		}
+	}
+	return col(len(text) - len(strings.TrimLeft(text, " \t")))
 }
 
 // indentedWithTab reports whether the given line of data starts with
@@ -465,10 +546,50 @@ func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
 			d.failf(s, "%s is a duration and needs a unit: write %ss, not %s", key, s.Value, s.Value)
 			return 0, false
 		}
+		if overflowsDuration(s.Value) {
+			d.failf(s, "%s %s is out of range: durations go up to %s (about 292 years)", key, s.Value, FormatDuration(math.MaxInt64))
+			return 0, false
+		}
 		d.failf(s, "%s must be a duration such as 45s, 250ms or 5m, found %s", key, describe(s))
 		return 0, false
 	}
 	return v, true
+}
+
+// overflowsDuration reports whether s is written like a duration, numbers
+// with units, but is too long for time.Duration (whose ParseDuration says
+// only "invalid duration").
+func overflowsDuration(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	units := []string{"ns", "us", "µs", "μs", "ms", "s", "m", "h"}
+	for s != "" {
+		n := 0
+		for n < len(s) && (s[n] >= '0' && s[n] <= '9' || s[n] == '.') {
+			n++
+		}
+		if n == 0 {
+			return false
+		}
+		s = s[n:]
+		unit := ""
+		for _, u := range units {
+			if strings.HasPrefix(s, u) && len(u) > len(unit) {
+				unit = u
+			}
+		}
+		if unit == "" {
+			return false
+		}
+		s = s[len(unit):]
+	}
+	return true
+}
+
+// outOfRange reports whether s is a number too large for a float64
+// (1e400), which YAML then reads as a string.
+func outOfRange(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return errors.Is(err, strconv.ErrRange)
 }
 
 func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
@@ -493,8 +614,8 @@ func (d *decoder) integer(n *yaml.Node, key string, lo, hi int64) (int64, bool) 
 	}
 	var v int64
 	if s.ShortTag() != "!!int" || s.Decode(&v) != nil {
-		if s.ShortTag() == "!!int" || s.ShortTag() == "!!float" {
-			d.failf(s, "%s must be a whole number from %s to %s, found %s", key, grouped(lo), grouped(hi), describe(s))
+		if s.ShortTag() == "!!int" || s.ShortTag() == "!!float" || outOfRange(s.Value) {
+			d.failf(s, "%s must be a whole number from %s to %s, found %s, which is out of range", key, grouped(lo), grouped(hi), s.Value)
 		} else {
 			d.failf(s, "%s must be a whole number, found %s", key, describe(s))
 		}
@@ -515,6 +636,10 @@ func (d *decoder) number(n *yaml.Node, key string) (float64, bool) {
 	var v float64
 	tag := s.ShortTag()
 	if (tag != "!!int" && tag != "!!float") || s.Decode(&v) != nil {
+		if outOfRange(s.Value) {
+			d.failf(s, "%s %s is out of range: numbers go up to about 1.8e308", key, s.Value)
+			return 0, false
+		}
 		d.failf(s, "%s must be a number, found %s", key, describe(s))
 		return 0, false
 	}

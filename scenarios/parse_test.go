@@ -260,7 +260,7 @@ func TestMemberSettingsStayWithTheirEntry(t *testing.T) {
 
 func TestEventTargets(t *testing.T) {
 	const members = "duration: 10m\ntopics: [{name: orders, partitions: 12}]\nmembers:\n" +
-		"  - {count: 2, id: \"c{i}\"}\n  - {id: late, start: 5m}\n  - {count: 2, id: \"c{i}\", from: 3}\nevents:\n"
+		"  - {count: 2, id: \"c{i}\"}\n  - {id: late, start: 30s}\n  - {count: 2, id: \"c{i}\", from: 3}\nevents:\n"
 	for _, tc := range []struct {
 		event string
 		want  []string
@@ -283,18 +283,21 @@ func TestEventTargets(t *testing.T) {
 }
 
 func TestEventKinds(t *testing.T) {
+	// One event of each kind, timed so that none overlaps another on the
+	// same member (see TestOverlappingEvents); the restart at 4s brings
+	// back c2, which left at 2s.
 	s := mustParse(t, base+`events:
   - {at: 1s, crash: c1}
   - {at: 2s, leave: c2}
   - {at: 3s, start: c1}
   - {at: 4s, restart: {member: c2, down: 10s, graceful: false, set: {protocol: nextgen}}}
   - {at: 5s, pause: {member: c3, for: 12s}}
-  - {at: 6s, stall: {member: c3, for: 1m}}
-  - {at: 7s, network_partition: {members: [c1, c2], for: 30s}}
-  - {at: 8s, rolling_restart: {members: all, interval: 20s, down: 5s, set: {assignors: [cooperative-sticky]}}}
-  - {at: 9s, add_partitions: {topic: orders, partitions: 24}}
-  - {at: 10s, subscribe: {members: [c1], topics: [orders]}}
-  - {at: 11s, restart: {members: [c1, c3]}}
+  - {at: 20s, stall: {member: c3, for: 1m}}
+  - {at: 21s, network_partition: {members: [c1, c2], for: 30s}}
+  - {at: 60s, rolling_restart: {members: all, interval: 20s, down: 5s, set: {assignors: [cooperative-sticky]}}}
+  - {at: 70s, add_partitions: {topic: orders, partitions: 24}}
+  - {at: 110s, subscribe: {members: [c1], topics: [orders]}}
+  - {at: 111s, restart: {members: [c1, c3]}}
 `)
 	want := []sim.Event{
 		{At: 1 * time.Second, Kind: sim.EventCrash, Members: []string{"c1"}},
@@ -303,13 +306,13 @@ func TestEventKinds(t *testing.T) {
 		{At: 4 * time.Second, Kind: sim.EventRestart, Members: []string{"c2"}, For: 10 * time.Second,
 			Set: sim.ConsumerSettings{Protocol: ptr("nextgen")}},
 		{At: 5 * time.Second, Kind: sim.EventPause, Members: []string{"c3"}, For: 12 * time.Second},
-		{At: 6 * time.Second, Kind: sim.EventStall, Members: []string{"c3"}, For: time.Minute},
-		{At: 7 * time.Second, Kind: sim.EventNetworkPartition, Members: []string{"c1", "c2"}, For: 30 * time.Second},
-		{At: 8 * time.Second, Kind: sim.EventRollingRestart, Members: []string{"c1", "c2", "c3"}, Interval: 20 * time.Second,
+		{At: 20 * time.Second, Kind: sim.EventStall, Members: []string{"c3"}, For: time.Minute},
+		{At: 21 * time.Second, Kind: sim.EventNetworkPartition, Members: []string{"c1", "c2"}, For: 30 * time.Second},
+		{At: 60 * time.Second, Kind: sim.EventRollingRestart, Members: []string{"c1", "c2", "c3"}, Interval: 20 * time.Second,
 			For: 5 * time.Second, Graceful: true, Set: sim.ConsumerSettings{Assignors: ptr([]string{"cooperative-sticky"})}},
-		{At: 9 * time.Second, Kind: sim.EventAddPartitions, Topic: "orders", Partitions: 24},
-		{At: 10 * time.Second, Kind: sim.EventSubscribe, Members: []string{"c1"}, Topics: []string{"orders"}},
-		{At: 11 * time.Second, Kind: sim.EventRestart, Members: []string{"c1", "c3"}, Graceful: true},
+		{At: 70 * time.Second, Kind: sim.EventAddPartitions, Topic: "orders", Partitions: 24},
+		{At: 110 * time.Second, Kind: sim.EventSubscribe, Members: []string{"c1"}, Topics: []string{"orders"}},
+		{At: 111 * time.Second, Kind: sim.EventRestart, Members: []string{"c1", "c3"}, Graceful: true},
 	}
 	for i := range want {
 		want[i].Line = 5 + i

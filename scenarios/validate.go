@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -135,16 +136,26 @@ func (c *checker) run() {
 	c.checkTimeouts([]layer{{"defaults", "defaults", &c.s.Defaults}}, "")
 	c.checkMembers()
 	c.checkEvents()
+	if len(c.errs) == 0 {
+		c.checkOverlaps()
+	}
 	c.checkExpectations()
 }
+
+// minDuration is the shortest horizon a scenario may have.
+const minDuration = time.Second
 
 func (c *checker) checkTop() {
 	s := c.s
 	if s.Name == "" {
 		c.problem("name", "the scenario has no name; add name:")
 	}
-	if s.Duration <= 0 {
+	switch {
+	case s.Duration <= 0:
 		c.problem("duration", "duration must be positive, found %s", FormatDuration(s.Duration))
+	case s.Duration < minDuration:
+		c.problem("duration", "duration must be at least %s, found %s: the horizon is too short for a group to form and be disturbed (one JoinGroup round alone waits for the initial rebalance delay)",
+			FormatDuration(minDuration), FormatDuration(s.Duration))
 	}
 	if len(s.Protocols) == 0 && c.written("protocols") {
 		c.problem("protocols", "protocols must name at least one protocol (allowed: %s)", strings.Join(c.names.Protocols, ", "))

@@ -123,7 +123,7 @@ func (s *ConsumerSettings) apply(c *ConsumerConfig) error {
 // resolveConfig computes a member's configuration: Kafka's defaults, then
 // the run's protocol shorthand, then the scenario defaults, then the
 // member's own settings, then every `set:` patch applied so far.
-func resolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []ConsumerSettings) (ConsumerConfig, error) {
+func ResolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []ConsumerSettings) (ConsumerConfig, error) {
 	c := DefaultConsumerConfig(m.ID)
 	if err := applyShorthand(&c, protocol); err != nil {
 		return c, err

@@ -205,7 +205,7 @@ func (w *world) addPartitions(topic string, n int32) {
 			continue
 		}
 		for p := t.Partitions; p < n; p++ {
-			w.ledger.addPartition(kafka.TopicPartition{Topic: topic, Partition: p}, w.rates[topic], w.subscribed(topic))
+			w.ledger.addPartition(kafka.TopicPartition{Topic: topic, Partition: p}, w.rates[topic], w.required[topic])
 		}
 		// Metadata is replaced, never mutated: clients hold the old slice
 		// until their next refresh.
@@ -237,5 +237,24 @@ func (w *world) subscribe(p *process, topics []string) {
 	p.patches = append(p.patches, ConsumerSettings{Subscription: &ts})
 	p.cfg.Subscription = ts
 	w.stepClient(p, AppThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) { c.Subscribe(env, ts, out) }})
-	w.ledger.SetRequired(w.subscribed)
+	w.refreshRequired()
+}
+
+// refreshRequired recomputes which topics some live member subscribes to
+// and, when that changed, tells the ledger: a partition nobody alive can
+// own is not required for the group to be converged, and becomes
+// required again when a subscriber starts. (Before, only a subscription
+// change recomputed it, so partitions added while every subscriber was
+// down stayed unrequired for good, and the group never counted as
+// converged once a member owned them.)
+func (w *world) refreshRequired() {
+	changed := false
+	for _, t := range w.metadata {
+		if r := w.subscribed(t.Name); r != w.required[t.Name] {
+			w.required[t.Name], changed = r, true
+		}
+	}
+	if changed {
+		w.ledger.SetRequired(func(topic string) bool { return w.required[topic] })
+	}
 }

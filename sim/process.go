@@ -126,7 +126,7 @@ func (w *world) startProcess(p *process) {
 	if p.alive {
 		return
 	}
-	cfg, err := resolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	cfg, err := ResolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
 	if err == nil {
 		var c Client
 		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
@@ -149,6 +149,7 @@ func (w *world) startProcess(p *process) {
 		p.records = newSampler(cfg.RecordProcessingTime, p.recordRng)
 	}
 	w.syncProcess(p)
+	w.refreshRequired()
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_start", Member: p.name, Detail: fmt.Sprintf("incarnation %d group_protocol=%s assignors=%v instance=%q", p.incarnation, cfg.GroupProtocol, cfg.Assignors, cfg.GroupInstanceID)})
 	}
@@ -220,6 +221,7 @@ func (w *world) stopProcess(p *process, clean bool) {
 	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
 	p.incarnation++ // nothing addressed to the old life is delivered
 	w.syncProcess(p)
+	w.refreshRequired()
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_stop", Member: p.name, Detail: map[bool]string{true: "closed", false: "killed"}[clean]})
 	}

@@ -33,7 +33,11 @@ type world struct {
 	// memberProc maps a coordinator member id to its process.
 	memberProc map[string]int
 
-	ledger     *ledger
+	ledger *ledger
+	// required is, per topic, whether some live member subscribes to it:
+	// the ledger's required partitions, kept as of the last start, stop,
+	// subscription change or topic growth (see refreshRequired).
+	required   map[string]bool
 	rebalances int
 	notReady   int
 	flips      []flip
@@ -116,7 +120,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	w.coord = models.NewCoordinator(w.groupCfg)
 	w.coordStable = w.coord.Stable()
 	for i, m := range sc.Members {
-		cfg, err := resolveConfig(sc, opts.Protocol, m, nil)
+		cfg, err := ResolveConfig(sc, opts.Protocol, m, nil)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
@@ -128,7 +132,9 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		w.byName[m.ID] = i
 		w.ledger.addProcess(m.ID, cfg.Rate())
 	}
+	w.required = map[string]bool{}
 	for _, t := range w.metadata {
+		w.required[t.Name] = true
 		for p := int32(0); p < t.Partitions; p++ {
 			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, w.rates[t.Name], true)
 		}
@@ -333,12 +339,9 @@ func (w *world) coordNote(n *Note) {
 	}
 }
 
-// update recomputes p's derived flags: readiness for convergence, idleness,
-// and its swim lane.
-func (w *world) update(p *process) {
-	lp := w.ledger.procs[p.idx]
-	// The process's own flags are tested before the client is asked.
-	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && !p.bgCallback && p.client.Settled())
+// setDerived records p's readiness for convergence and its idleness,
+// keeping the count of unready processes and the idle time.
+func (w *world) setDerived(p *process, ready, idle bool) {
 	if ready != p.ready {
 		if ready {
 			w.notReady--
@@ -347,18 +350,26 @@ func (w *world) update(p *process) {
 		}
 		p.ready = ready
 	}
-	now := w.k.Now()
-	rebalancing := p.client != nil && p.client.Rebalancing()
-	owns := w.ledger.Owns(p.idx)
-	idle := p.alive && !p.paused && owns == 0 && rebalancing
 	if idle != p.idle {
-		if idle {
+		if now := w.k.Now(); idle {
 			p.idleSince = now
 		} else {
 			p.idleTotal += w.ledger.overlap(p.idleSince, now)
 		}
 		p.idle = idle
 	}
+}
+
+// update recomputes p's derived flags: readiness for convergence, idleness,
+// and its swim lane.
+func (w *world) update(p *process) {
+	lp := w.ledger.procs[p.idx]
+	// The process's own flags are tested before the client is asked.
+	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && !p.bgCallback && p.client.Settled())
+	now := w.k.Now()
+	rebalancing := p.client != nil && p.client.Rebalancing()
+	owns := w.ledger.Owns(p.idx)
+	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && rebalancing)
 	lane := "idle"
 	switch {
 	case !p.alive:

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -103,22 +104,25 @@ type WriteOptions struct {
 // Write writes res into dir, creating it: runs.csv and manifest.json for
 // any result; for a whole sweep also stats.csv, stats.json, report.html and
 // the charts. It returns the paths written. Every file is written whole or
-// not at all (internal/atomicfile).
+// not at all (internal/atomicfile), and the folder's marker says whether a
+// write finished and what it wrote, so that Read refuses a folder that a
+// killed re-run left half replaced.
 func Write(dir string, res *Result, opts WriteOptions) ([]string, error) {
 	m := &res.Manifest
 	if len(res.Rows) != m.ShardRuns {
 		return nil, fmt.Errorf("sweep: %d rows for the %d runs of shard %s", len(res.Rows), m.ShardRuns, m.Shard)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
-	}
+	return atomicfile.WriteFolder(dir, func(f *atomicfile.Folder) ([]string, error) { return writeFiles(dir, f, res, opts) })
+}
+
+func writeFiles(dir string, folder *atomicfile.Folder, res *Result, opts WriteOptions) ([]string, error) {
+	m := &res.Manifest
 	var paths []string
 	write := func(name string, fill func(w io.Writer) error) error {
-		path := filepath.Join(dir, name)
-		if err := atomicfile.Write(path, fill); err != nil {
+		if err := folder.Write(name, fill); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
-		paths = append(paths, path)
+		paths = append(paths, filepath.Join(dir, name))
 		return nil
 	}
 	if err := write("runs.csv", func(w io.Writer) error { return writeRuns(w, res) }); err != nil {
@@ -179,6 +183,9 @@ func writeRuns(w io.Writer, res *Result) error {
 // manifest and runs.csv, checked against each other. Problems name the
 // file and line.
 func Read(dir string) (*Result, error) {
+	if err := atomicfile.CheckFolder(dir); err != nil {
+		return nil, err
+	}
 	mpath := filepath.Join(dir, "manifest.json")
 	data, err := os.ReadFile(mpath)
 	if err != nil {
@@ -289,9 +296,16 @@ func readRuns(r io.Reader, m *Manifest) ([]Row, error) {
 		}
 		row.Metrics = make([]float64, nm)
 		for k := range nm {
-			if row.Metrics[k], err = strconv.ParseFloat(rec[4+np+k], 64); err != nil {
+			v, err := strconv.ParseFloat(rec[4+np+k], 64)
+			switch {
+			case err != nil && !errors.Is(err, strconv.ErrRange):
 				return nil, bad("%s: %q is not a number", m.Metrics[k], rec[4+np+k])
+			case err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+				// Every metric of a run is an amount: a count or a
+				// number of seconds or records, finite and not negative.
+				return nil, bad("%s: %q is out of range: every metric is a finite, non-negative amount", m.Metrics[k], rec[4+np+k])
 			}
+			row.Metrics[k] = v
 		}
 		tail := rec[4+np+nm:]
 		if row.Converged, err = strconv.ParseBool(tail[0]); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/scenarios"
 )
 
@@ -310,8 +311,8 @@ func TestFourShardsMergeIntoTheSingleMachineSweep(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		dir := writeSweep(t, g, Options{Parallel: 2, Shard: Shard{Index: i, Count: 4}}, WriteOptions{})
 		entries, _ := os.ReadDir(dir)
-		if len(entries) != 2 {
-			t.Errorf("shard %d/4 wrote %d files, want runs.csv and manifest.json", i, len(entries))
+		if len(entries) != 3 {
+			t.Errorf("shard %d/4 wrote %d files, want runs.csv, manifest.json and the folder's marker", i, len(entries))
 		}
 		part, err := Read(dir)
 		if err != nil {
@@ -391,6 +392,12 @@ func TestReadChecksRunsAgainstTheManifest(t *testing.T) {
 			return l
 		}, "runs.csv:2: run 1 is point 0 (members=2), seed 1, protocol cooperative in manifest.json"},
 		"a changed header": {func(l []string) []string { l[0] = strings.Replace(l[0], "rebalances", "rebalance", 1); return l }, "runs.csv:1: the header does not match"},
+		// Every metric is an amount: NaN, infinities, values past float64
+		// and negative values are out of range, not numbers to average.
+		"a NaN metric":       {metricIs("NaN"), "rebalances: \"NaN\" is out of range"},
+		"an infinite one":    {metricIs("+Inf"), "rebalances: \"+Inf\" is out of range"},
+		"an overflowing one": {metricIs("1e400"), "rebalances: \"1e400\" is out of range"},
+		"a negative one":     {metricIs("-1"), "rebalances: \"-1\" is out of range"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -403,6 +410,35 @@ func TestReadChecksRunsAgainstTheManifest(t *testing.T) {
 				t.Errorf("err = %v\nwant %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadRefusesAFolderARerunLeftHalfWritten: a sweep killed while
+// rewriting a folder leaves its marker saying so, and merge's Read refuses
+// the folder instead of mixing the files of two sweeps.
+func TestReadRefusesAFolderARerunLeftHalfWritten(t *testing.T) {
+	g := expand(t, tiny, Spec{})
+	dir := writeSweep(t, g, Options{Shard: Shard{Index: 1, Count: 2}}, WriteOptions{})
+	if _, err := Read(dir); err != nil {
+		t.Fatal(err)
+	}
+	// What a re-run does first, before it replaces any file.
+	if _, err := atomicfile.BeginFolder(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "did not finish") {
+		t.Errorf("Read of a half-rewritten folder: %v, want 'did not finish'", err)
+	}
+}
+
+// metricIs sets the first metric (rebalances) of the first row to v.
+func metricIs(v string) func(l []string) []string {
+	return func(l []string) []string {
+		header := strings.Split(l[0], ",")
+		f := strings.Split(l[1], ",")
+		f[slices.Index(header, "rebalances")] = v
+		l[1] = strings.Join(f, ",")
+		return l
 	}
 }
 

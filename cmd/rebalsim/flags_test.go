@@ -20,6 +20,9 @@ import (
 var runsScenarios = map[string]bool{
 	"run": true, "compare": true, "check": true, "sweep": true,
 	"validate": false, "examples": false, "conformance": false, "report": false, "merge": false, "version": false,
+	// swarm generates its scenarios (and their protocols and seeds) from
+	// generator seeds, --from up: it runs no scenario the user names.
+	"swarm": false,
 }
 
 // scenarioCommands are the commands runsScenarios marks, in their order.

@@ -13,6 +13,7 @@
 //	rebalsim report result.json [--out DIR] [--format F]
 //	rebalsim sweep [scenario.yaml | example] --out DIR [--vary path=v1,v2]... [--protocols P,Q] [--seed N] [--seeds N] [--shard i/n]
 //	rebalsim merge SHARD_DIR... --out DIR [--format F]
+//	rebalsim swarm [--seeds N] [--from S] [--corpus DIR] [--strict] [--shard i/n]
 //	rebalsim version
 //
 // Every command prints its usage with --help (or 'rebalsim help CMD');
@@ -69,6 +70,7 @@ func commands() []command {
 		{"report", "re-render tables, charts and HTML from a saved result.json", cmdReport},
 		{"sweep", "run a scenario over a grid of values × seeds × protocols, in parallel, with statistics", cmdSweep},
 		{"merge", "combine the shards of a sweep into the files one sweep writes", cmdMerge},
+		{"swarm", "generate and run random fault storms, check safety and liveness, shrink what fails", cmdSwarm},
 		{"version", "print rebalsim's version", cmdVersion},
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rebalsim/rebalsim"
 	"github.com/rebalsim/rebalsim/conformance"
+	"github.com/rebalsim/rebalsim/internal/atomicfile"
 	"github.com/rebalsim/rebalsim/report"
 	"github.com/rebalsim/rebalsim/scenarios"
 )
@@ -124,6 +125,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitBadInput, badInput("expected one result.json")
 	}
 	path := fs.Arg(0)
+	if err := atomicfile.CheckFolder(filepath.Dir(path)); err != nil {
+		return exitBadInput, usageError{err}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return exitBadInput, usageError{err}

@@ -1,0 +1,158 @@
+package fidelity
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rebalsim/rebalsim/scenarios"
+	"github.com/rebalsim/rebalsim/sim"
+)
+
+func TestDuplicatesCountsOffsetsProcessedTwice(t *testing.T) {
+	rec := &Recording{Lines: []Line{
+		{Ev: "processed", Member: "c1", Part: "t-0", From: 0, To: 99},
+		{Ev: "processed", Member: "c2", Part: "t-0", From: 80, To: 149}, // 80-99 again: 20
+		{Ev: "processed", Member: "c2", Part: "t-0", From: 90, To: 95},  // 6 more, a third time
+		{Ev: "processed", Member: "c1", Part: "t-1", From: 0, To: 9},    // another partition: no overlap
+		{Ev: "processed", Member: "", Part: "t-1", From: 0, To: 9},      // not a member's line: ignored
+	}}
+	if got, want := Duplicates(rec), int64(26); got != want {
+		t.Errorf("Duplicates = %d, want %d (20 of c2's first range, 6 of its second)", got, want)
+	}
+}
+
+func TestCheckSubsetNamesFileLineAndKey(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, yaml string
+		line       int
+		key        string
+	}{
+		{"stall", "name: x\nduration: 10s\ntopics: [{name: a, partitions: 2}]\nmembers: [{id: c1}]\nevents:\n  - {at: 5s, stall: {member: c1, for: 2s}}\n", 6, "events.stall"},
+		{"network", "name: x\nduration: 10s\nnetwork: {latency: 5ms}\ntopics: [{name: a, partitions: 2}]\nmembers: [{id: c1}]\n", 3, "network"},
+		{"commit", "name: x\nduration: 10s\ntopics: [{name: a, partitions: 2}]\ndefaults:\n  commit_latency: 20ms\nmembers: [{id: c1}]\n", 5, "defaults.commit_latency"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(dir, c.name+".yaml")
+		if err := os.WriteFile(path, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := scenarios.LoadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		sc := file.Scenario
+		var se *SubsetError
+		if err := CheckSubset(sc); !errors.As(err, &se) {
+			t.Errorf("%s: CheckSubset = %v, want a SubsetError", c.name, err)
+			continue
+		}
+		if se.Source != path || se.Line != c.line || se.Key != c.key {
+			t.Errorf("%s: error at %s:%d %s, want %s:%d %s", c.name, se.Source, se.Line, se.Key, path, c.line, c.key)
+		}
+	}
+}
+
+func TestEveryShippedScenarioRunsForReal(t *testing.T) {
+	paths, _ := filepath.Glob("scenarios/*.yaml")
+	defaults, _ := filepath.Glob("scenarios/defaults/*.yaml")
+	if len(paths) != 7 || len(defaults) != 7 {
+		t.Fatalf("found %d and %d scenarios, want the seven of FIDELITY.md at each timing", len(paths), len(defaults))
+	}
+	paths = append(paths, defaults...)
+	for _, p := range paths {
+		file, err := scenarios.LoadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := file.Scenario
+		if err := CheckSubset(sc); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestPlanGivesARestartANewIncarnation: a rolling restart of three
+// members adds one process life each, due when its down time ends.
+func TestPlanGivesARestartANewIncarnation(t *testing.T) {
+	file, err := scenarios.LoadFile("scenarios/rolling-static.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := file.Scenario
+	incs, _, err := plan(sc, sim.ProtocolCooperative)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		member string
+		n      int
+		goAt   time.Duration
+	}
+	// First lives at 0; restarts at 20s, 28s, 36s, each back 3s later.
+	wants := []want{{"c1", 1, 0}, {"c2", 1, 0}, {"c3", 1, 0}, {"c1", 2, 23 * time.Second}, {"c2", 2, 31 * time.Second}, {"c3", 2, 39 * time.Second}}
+	if len(incs) != len(wants) {
+		t.Fatalf("%d incarnations, want %d", len(incs), len(wants))
+	}
+	for i, w := range wants {
+		if g := incs[i]; g.member != w.member || g.n != w.n || g.goAt != w.goAt {
+			t.Errorf("incarnation %d = %s#%d at %s, want %s#%d at %s", i, g.member, g.n, g.goAt, w.member, w.n, w.goAt)
+		}
+		if incs[i].cfg.GroupInstanceID != incs[i].member {
+			t.Errorf("%s: group.instance.id %q, want the member's id (static)", incs[i].member, incs[i].cfg.GroupInstanceID)
+		}
+	}
+}
+
+func TestCompareFlagsOnlyBeyondTolerance(t *testing.T) {
+	res := func(rebalances int, downtime float64) *sim.Result {
+		return &sim.Result{Metrics: sim.Metrics{Rebalances: rebalances, DowntimePartitionSeconds: downtime}}
+	}
+	real := []*sim.Result{res(2, 4), res(2, 6)}
+	rows := Compare("s", "eager", "java", real, []*sim.Result{res(2, 8.9), res(3, 3)})
+	got := map[string]bool{}
+	for _, r := range rows {
+		got[r.Metric] = r.Outside
+	}
+	// Rebalances are exact: 3 is outside 2–2.
+	if !got["rebalances"] {
+		t.Error("rebalances 2–3 against a real 2 not flagged")
+	}
+	// Downtime: real 4–6, slack 2 + 25% of 6 = 3.5, so 0.5–9.5 passes.
+	if got["downtime_partition_seconds"] {
+		t.Error("downtime 3–8.9 within 4–6 ± 3.5 flagged")
+	}
+	rows = Compare("s", "eager", "java", real, []*sim.Result{res(2, 9.6)})
+	for _, r := range rows {
+		if r.Metric == "downtime_partition_seconds" && !r.Outside {
+			t.Error("downtime 9.6 beyond 6 + 3.5 not flagged")
+		}
+	}
+}
+
+func TestApplyTimingsShort(t *testing.T) {
+	file, err := scenarios.LoadFile("scenarios/crash.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := file.Scenario
+	short := ApplyTimings(sc, TimingsShort)
+	cfg, err := sim.ResolveConfig(short, sim.ProtocolEager, short.Members[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SessionTimeout != 6*time.Second || cfg.HeartbeatInterval != 500*time.Millisecond {
+		t.Errorf("short timings give session %s, heartbeat %s; want 6s, 500ms", cfg.SessionTimeout, cfg.HeartbeatInterval)
+	}
+	props := BrokerProps(short.Group)
+	// The consumer protocol's broker bounds are lowered to the short values.
+	if props["group.consumer.min.session.timeout.ms"] != "6000" || props["group.consumer.min.heartbeat.interval.ms"] != "500" {
+		t.Errorf("broker bounds %s / %s, want 6000 / 500", props["group.consumer.min.session.timeout.ms"], props["group.consumer.min.heartbeat.interval.ms"])
+	}
+	if sc.Defaults.SessionTimeout != nil {
+		t.Error("ApplyTimings changed the scenario it was given")
+	}
+}

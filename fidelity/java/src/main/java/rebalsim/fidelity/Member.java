@@ -1,0 +1,192 @@
+package rebalsim.fidelity;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * One scenario member as a real KafkaConsumer in its own JVM.
+ *
+ * <p>Arguments: the consumer's configs as key=value, plus the runner's own
+ * keys rebalsim.topics (comma-separated real topic names),
+ * rebalsim.topic.prefix (stripped in the log) and rebalsim.processing.rate
+ * (records per second, 0 = unlimited). The process starts its JVM, then
+ * waits for a line "go" on standard input before it creates the consumer,
+ * so that JVM start-up does not delay the member's start in the scenario:
+ * the consumer is built before, and subscribes after.
+ *
+ * <p>It logs every listener callback on entry and on return, the group
+ * generation (classic) or member epoch (consumer protocol) whenever it
+ * changes, and the offsets each poll batch processed. SIGTERM closes the
+ * consumer (a graceful leave: revocation callbacks, commit, LeaveGroup);
+ * SIGSTOP/SIGCONT and SIGKILL come from the runner for pauses and crashes.
+ */
+public final class Member {
+    public static void main(String[] args) throws Exception {
+        Properties props = new Properties();
+        String topicsArg = "";
+        String prefix = "";
+        double rate = 0;
+        long[] callbackMs = new long[3]; // revoked, assigned, lost
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            String k = a.substring(0, eq), v = a.substring(eq + 1);
+            switch (k) {
+                case "rebalsim.topics" -> topicsArg = v;
+                case "rebalsim.topic.prefix" -> prefix = v;
+                case "rebalsim.processing.rate" -> rate = Double.parseDouble(v);
+                case "rebalsim.revoke.ms" -> callbackMs[0] = Long.parseLong(v);
+                case "rebalsim.assign.ms" -> callbackMs[1] = Long.parseLong(v);
+                case "rebalsim.lost.ms" -> callbackMs[2] = Long.parseLong(v);
+                default -> props.put(k, v);
+            }
+        }
+        props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        Log log = new Log(prefix);
+
+        // The consumer is built before the start signal: building it loads
+        // most of the client's classes but contacts nobody; the group
+        // hears of the member only from subscribe() and the first poll().
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+        // Fetching the topic's metadata connects to the broker and loads
+        // the network classes, outside the group and before time zero.
+        consumer.partitionsFor(topicsArg.split(",")[0], Duration.ofSeconds(60));
+        log.line("waiting", "");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String cmd;
+        while ((cmd = in.readLine()) != null && !cmd.equals("go")) {
+            // wait for the runner's start signal
+        }
+        if (cmd == null) {
+            consumer.close(Duration.ZERO);
+            return; // the runner went away before starting this member
+        }
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread mainThread = Thread.currentThread();
+        final boolean[] closing = {false};
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            synchronized (closing) {
+                closing[0] = true;
+            }
+            consumer.wakeup();
+            try {
+                closed.await();
+                mainThread.join(35_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+
+        ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> tps) {
+                callback("revoked", tps, callbackMs[0]);
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> tps) {
+                callback("assigned", tps, callbackMs[1]);
+            }
+
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> tps) {
+                callback("lost", tps, callbackMs[2]);
+            }
+
+            // The application's time in the callback is the scenario's
+            // revoke_callback, assign_callback or lost_callback.
+            private void callback(String kind, Collection<TopicPartition> tps, long spendMs) {
+                int gen = consumer.groupMetadata().generationId();
+                log.line(kind, "\"phase\":\"enter\",\"gen\":" + gen + ",\"parts\":" + log.partitions(tps));
+                if (spendMs > 0) {
+                    try {
+                        Thread.sleep(spendMs);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                log.line(kind, "\"phase\":\"return\",\"gen\":" + gen + ",\"parts\":" + log.partitions(tps));
+            }
+        };
+        consumer.subscribe(List.of(topicsArg.split(",")), listener);
+        log.line("started", "");
+
+        long nanosPerRecord = rate > 0 ? (long) (1e9 / rate) : 0;
+        long busyUntil = System.nanoTime();
+        int lastGen = -2;
+        try {
+            while (true) {
+                synchronized (closing) {
+                    if (closing[0]) {
+                        break;
+                    }
+                }
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(50));
+                int gen = consumer.groupMetadata().generationId();
+                if (gen != lastGen) {
+                    log.line("gen", "\"gen\":" + gen);
+                    lastGen = gen;
+                }
+                if (records.isEmpty()) {
+                    continue;
+                }
+                // Process at the scenario's rate: each record costs
+                // nanosPerRecord of the poll loop's time, as in the simulator.
+                Map<TopicPartition, long[]> ranges = new HashMap<>();
+                List<TopicPartition> order = new ArrayList<>();
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    if (nanosPerRecord > 0) {
+                        busyUntil = Math.max(busyUntil, System.nanoTime()) + nanosPerRecord;
+                        long wait = busyUntil - System.nanoTime();
+                        if (wait > 2_000_000) {
+                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        }
+                    }
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    long[] rg = ranges.get(tp);
+                    if (rg == null) {
+                        ranges.put(tp, new long[] {r.offset(), r.offset()});
+                        order.add(tp);
+                    } else if (r.offset() == rg[1] + 1 && rg[1] - rg[0] < 49) {
+                        rg[1] = r.offset();
+                    } else {
+                        logRange(log, tp, rg);
+                        rg[0] = r.offset();
+                        rg[1] = r.offset();
+                    }
+                }
+                for (TopicPartition tp : order) {
+                    logRange(log, tp, ranges.get(tp));
+                }
+            }
+        } catch (WakeupException e) {
+            // SIGTERM: fall through to close
+        } finally {
+            log.line("closing", "");
+            consumer.close();
+            log.line("closed", "");
+            closed.countDown();
+        }
+    }
+
+    private static void logRange(Log log, TopicPartition tp, long[] rg) {
+        log.line("processed", "\"part\":\"" + log.topic(tp.topic()) + "-" + tp.partition() + "\",\"from\":" + rg[0] + ",\"to\":" + rg[1]);
+    }
+}

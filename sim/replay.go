@@ -1,0 +1,246 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rebalsim/rebalsim/kafka"
+)
+
+// Replay measures a run that happened outside the simulator, a real broker
+// and real consumers, with the same ledger and the same metric definitions
+// as Run: the caller reports what each consumer's rebalance listener saw
+// and what the coordinator said, in time order, and Finish returns a
+// Result whose metrics mean exactly what a simulated run's do.
+//
+// The caller's duties, in order:
+//  1. NewReplay with the scenario that was run for real.
+//  2. Observe every observation in non-decreasing At (time since the run's
+//     zero, the instant the scenario's first members were told to start).
+//  3. Finish once, which closes every interval at the scenario's horizon.
+//
+// What the simulator knows and a real run only approximates is said at
+// each ObservationKind.
+type Replay struct {
+	w *world
+	// started tells, per process, whether it has started since it last
+	// went down and not yet been handed an assignment: it owns nothing
+	// because a rebalance is under way (member_idle_seconds).
+	awaiting []bool
+	// inCallback counts listener callbacks in progress per process.
+	inCallback []int
+	maxGen     int
+	series     *Series
+	finished   bool
+}
+
+// ObservationKind names what a real run reports to Replay.
+type ObservationKind string
+
+const (
+	// ObservedStart: the process subscribed (the consumer exists).
+	ObservedStart ObservationKind = "start"
+	// ObservedStop: the process is gone; Clean tells whether it closed the
+	// consumer (revocations committed) or was killed.
+	ObservedStop ObservationKind = "stop"
+	// ObservedClose: the application began to close the consumer (a
+	// graceful leave); the process owes the group its leave until it stops.
+	ObservedClose ObservationKind = "close"
+	// ObservedPause and ObservedResume: SIGSTOP and SIGCONT of the process.
+	ObservedPause  ObservationKind = "pause"
+	ObservedResume ObservationKind = "resume"
+	// ObservedAssigned: onPartitionsAssigned was entered.
+	ObservedAssigned ObservationKind = "assigned"
+	// ObservedRevoking and ObservedRevoked: onPartitionsRevoked was
+	// entered and returned.
+	ObservedRevoking ObservationKind = "revoking"
+	ObservedRevoked  ObservationKind = "revoked"
+	// ObservedLost: onPartitionsLost was entered.
+	ObservedLost ObservationKind = "lost"
+	// ObservedCallbackDone: an assigned or lost callback returned.
+	ObservedCallbackDone ObservationKind = "callback_done"
+	// ObservedMembers: the coordinator lists Members member ids for the
+	// process (from describing the group, so up to one poll late).
+	ObservedMembers ObservationKind = "members"
+	// ObservedCoordinator: the coordinator's group state is Stable or not.
+	ObservedCoordinator ObservationKind = "coordinator"
+	// ObservedGeneration: a generation (classic) or group epoch (consumer
+	// protocol) was seen; each increase within the measurement window
+	// counts as rebalances, as the coordinator's own count does.
+	ObservedGeneration ObservationKind = "generation"
+)
+
+// Observation is one thing a real run saw.
+type Observation struct {
+	At         time.Duration
+	Kind       ObservationKind
+	Member     string
+	Partitions []kafka.TopicPartition
+	Clean      bool
+	Members    int
+	Stable     bool
+	Generation int
+}
+
+// NewReplay prepares to measure a real run of sc under protocol.
+func NewReplay(sc *Scenario, protocol string) (*Replay, error) {
+	if err := checkRunnable(sc); err != nil {
+		return nil, err
+	}
+	w := &world{k: newKernel(), sc: sc, opts: RunOptions{Protocol: protocol}, streams: newStreams(sc.Seed),
+		byName: map[string]int{}, rates: map[string]float64{}}
+	w.ledger = newLedger(w.k.Now, windowStart(sc), false)
+	r := &Replay{w: w}
+	for i, m := range sc.Members {
+		cfg, err := ResolveConfig(sc, protocol, m, nil)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		// A process that is down is ready (it owes the group nothing).
+		w.procs = append(w.procs, &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg, ready: true, lane: "down"})
+		w.byName[m.ID] = i
+		w.ledger.addProcess(m.ID, cfg.ProcessingRate)
+		if m.Start > 0 {
+			w.disturb(disturbance{kind: string(EventStart), members: []string{m.ID}, start: m.Start, end: m.Start, label: "start " + m.ID})
+		}
+	}
+	r.awaiting = make([]bool, len(w.procs))
+	r.inCallback = make([]int, len(w.procs))
+	for _, t := range sc.Topics {
+		for p := int32(0); p < t.Partitions; p++ {
+			w.ledger.addPartition(kafka.TopicPartition{Topic: t.Name, Partition: p}, t.Rate, true)
+		}
+	}
+	// The disturbances as Run's schedule records them.
+	for _, ev := range sc.Events {
+		if ev.Kind == EventRollingRestart {
+			for i, name := range ev.Members {
+				at := ev.At + time.Duration(i)*ev.Interval
+				w.disturb(disturbance{kind: string(EventRestart), members: []string{name}, start: at, end: at + ev.For, label: "rolling restart " + name})
+			}
+			continue
+		}
+		end := ev.At + ev.For
+		if ev.Kind == EventStart || ev.Kind == EventLeave || ev.Kind == EventCrash {
+			end = ev.At
+		}
+		w.disturb(disturbance{kind: string(ev.Kind), members: ev.Members, start: ev.At, end: end, label: fmt.Sprintf("%s %s", ev.Kind, strings.Join(ev.Members, ","))})
+	}
+	w.converged = w.ledger.Converged()
+	w.flips = append(w.flips, flip{0, w.converged})
+	w.k.AfterEach(w.checkConvergence)
+	step := max(sc.Duration/600, 100*time.Millisecond)
+	r.series = &Series{Step: sec(step)}
+	var sample func()
+	sample = func() {
+		w.sample(r.series)
+		if next := w.k.Now() + step; next <= sc.Duration {
+			w.k.At(next, sample)
+		}
+	}
+	w.k.At(0, sample)
+	return r, nil
+}
+
+// Observe applies one observation. Observations past the horizon are
+// ignored; one earlier than the previous one is an error.
+func (r *Replay) Observe(o Observation) error {
+	w := r.w
+	if r.finished {
+		return fmt.Errorf("replay: observation after Finish")
+	}
+	if o.At < w.k.Now() {
+		return fmt.Errorf("replay: observation at %s is before %s", o.At, w.k.Now())
+	}
+	if o.At > w.sc.Duration {
+		return nil
+	}
+	w.k.RunUntil(o.At)
+	if o.Kind == ObservedCoordinator {
+		w.coordStable = o.Stable
+		w.checkConvergence()
+		return nil
+	}
+	if o.Kind == ObservedGeneration {
+		if o.Generation > r.maxGen {
+			if o.At >= w.ledger.windowStart && r.maxGen > 0 {
+				w.rebalances += o.Generation - r.maxGen
+			}
+			r.maxGen = o.Generation
+		}
+		return nil
+	}
+	i, ok := w.byName[o.Member]
+	if !ok {
+		return fmt.Errorf("replay: observation of %q, who is no member of scenario %s", o.Member, w.sc.Name)
+	}
+	p, l := w.procs[i], w.ledger
+	switch o.Kind {
+	case ObservedStart:
+		p.alive, p.closing, r.awaiting[i] = true, false, true
+		l.SetProcess(i, true, false, false)
+	case ObservedClose:
+		p.closing = true
+	case ObservedStop:
+		if o.Clean {
+			l.Release(i, l.ownedBy(i), true, true)
+		} else {
+			l.ReleaseAll(i)
+		}
+		p.alive, p.paused, p.closing, r.awaiting[i], r.inCallback[i] = false, false, false, false, 0
+		l.SetProcess(i, false, false, false)
+	case ObservedPause, ObservedResume:
+		p.paused = o.Kind == ObservedPause
+		l.SetProcess(i, p.alive, p.paused, false)
+	case ObservedAssigned:
+		r.inCallback[i]++
+		l.Assign(i, o.Partitions)
+		r.awaiting[i] = false
+	case ObservedRevoking:
+		r.inCallback[i]++
+		l.StartRevoke(i, o.Partitions)
+	case ObservedRevoked:
+		r.inCallback[i] = max(r.inCallback[i]-1, 0)
+		l.Release(i, o.Partitions, true, true)
+		if l.Owns(i) == 0 {
+			r.awaiting[i] = true
+		}
+	case ObservedLost:
+		r.inCallback[i]++
+		l.Release(i, o.Partitions, false, false)
+		r.awaiting[i] = true
+	case ObservedCallbackDone:
+		r.inCallback[i] = max(r.inCallback[i]-1, 0)
+	case ObservedMembers:
+		if d := o.Members - l.procs[i].member; d != 0 {
+			l.SetMember(i, d)
+		}
+	default:
+		return fmt.Errorf("replay: unknown observation %q", o.Kind)
+	}
+	r.update(p)
+	w.checkConvergence()
+	return nil
+}
+
+// update is World.update for a real process: ready when it is a member,
+// runs no callback and is not closing; idle while it owns nothing
+// because it waits for a rebalance to hand it partitions.
+func (r *Replay) update(p *process) {
+	w, i := r.w, p.idx
+	ready := !p.alive || (w.ledger.procs[i].member > 0 && r.inCallback[i] == 0 && !p.closing)
+	w.setDerived(p, ready, p.alive && !p.paused && w.ledger.Owns(i) == 0 && r.awaiting[i])
+}
+
+// Finish closes the run at the scenario's horizon and returns its result.
+// Duplicates are the caller's to count (from processed offsets); the
+// ledger's own count, which models uncommitted records, is replaced.
+func (r *Replay) Finish(duplicates float64) *Result {
+	w := r.w
+	w.k.RunUntil(w.sc.Duration)
+	r.finished = true
+	res := w.result(r.series)
+	res.Metrics.DuplicateRecords = duplicates
+	return res
+}
