@@ -78,6 +78,7 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 //   - processing: share of partitions processed over time, per protocol;
 //   - lag: total consumer lag over time, per protocol;
 //   - movement: cumulative moved partitions and revocations, per protocol;
+//   - replicas: the autoscaler's replica count, per protocol, when there is one;
 //   - ownership-<protocol>: a row per partition, coloured by owner;
 //   - members-<protocol>: a swim lane per member, coloured by state.
 //
@@ -104,6 +105,9 @@ func Charts(r *Report) ([]Chart, error) {
 		processingChart(r, looks, names, end),
 		lagChart(r, looks, names, end),
 		movementChart(r, looks, names, end),
+	}
+	if hasAutoscaler(r) {
+		charts = append(charts, replicasChart(r, looks, names, end))
 	}
 	// A run made without its histories (rebalsim run --no-timeline) has
 	// nothing to draw in these two: they are left out rather than drawn

@@ -37,6 +37,12 @@ func ExampleTable() {
 	//   peak_lag_records                 0            0
 	//   lag_recovery_seconds         0.000        0.000
 	//   duplicate_records                0            0
+	//   scale_events                     0            0
+	//   replicas_max                     0            0
+	//   replicas_mean                    0            0
+	//   oscillation                      0            0
+	//   rebalances_per_hour              0            0
+	//   member_seconds               0.000        0.000
 	//   converged                      yes          yes
 	//   * best of the row (every metric is a cost: lower is better)
 	//
@@ -66,5 +72,11 @@ func ExampleCSV() {
 	// nextgen,peak_lag_records,0
 	// nextgen,lag_recovery_seconds,0
 	// nextgen,duplicate_records,0
+	// nextgen,scale_events,0
+	// nextgen,replicas_max,0
+	// nextgen,replicas_mean,0
+	// nextgen,oscillation,0
+	// nextgen,rebalances_per_hour,0
+	// nextgen,member_seconds,0
 	// nextgen,converged,true
 }

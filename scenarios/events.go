@@ -17,7 +17,7 @@ func eventKinds() []string {
 		string(sim.EventCrash), string(sim.EventLeave), string(sim.EventStart),
 		string(sim.EventRestart), string(sim.EventPause), string(sim.EventStall),
 		string(sim.EventNetworkPartition), string(sim.EventRollingRestart),
-		string(sim.EventAddPartitions), string(sim.EventSubscribe),
+		string(sim.EventAddPartitions), string(sim.EventSubscribe), string(sim.EventRollout),
 	}
 }
 
@@ -35,6 +35,8 @@ func eventBodyKeys(kind sim.EventKind) []string {
 		return []string{"topic", "partitions"}
 	case sim.EventSubscribe:
 		return []string{"members", "member", "topics"}
+	case sim.EventRollout:
+		return rolloutKeys()
 	}
 	return nil
 }
@@ -56,6 +58,8 @@ func eventExample(kind sim.EventKind) string {
 		return "{at: 60s, add_partitions: {topic: orders, partitions: 24}}"
 	case sim.EventSubscribe:
 		return "{at: 60s, subscribe: {members: [c1], topics: [orders, payments]}}"
+	case sim.EventRollout:
+		return "{at: 60s, rollout: {members: all, kind: statefulset, start_time: 20s}}"
 	}
 	return fmt.Sprintf("{at: 60s, %s: c2}", kind)
 }
@@ -219,6 +223,8 @@ func (d *decoder) eventFields(ev *sim.Event, n *yaml.Node, path string, s *sim.S
 			d.mark(path+".topics", e.val)
 			ev.Topics, _ = d.strings(e.val, "topics", path+".topics")
 		}
+	case sim.EventRollout:
+		d.rollout(ev, f, path+".rollout")
 	}
 }
 

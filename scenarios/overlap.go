@@ -28,6 +28,8 @@ import (
 //     may act on a held member: not a second pause, stall or partition,
 //     not a leave (close() runs on the application thread the hold
 //     blocks), not a subscription change.
+//   - A Deployment's rollout replaces its members with new pods: they
+//     are down after it. (A StatefulSet's brings each back.)
 //   - A rolling restart of more than one member needs a positive interval;
 //     restarting several members at once is a restart with members:.
 //
@@ -102,6 +104,12 @@ func (c *checker) checkOverlaps() {
 				m.down, m.since, m.why, m.until = false, ev.Line, string(ev.Kind), end
 			case sim.EventPause, sim.EventStall, sim.EventNetworkPartition:
 				m.since, m.why, m.until = ev.Line, string(ev.Kind), end
+			case sim.EventRollout:
+				// A Deployment replaces the member with a pod of another
+				// name; a StatefulSet brings it back under its own.
+				if ev.Rollout != nil && ev.Rollout.Kind == sim.Deployment {
+					m.down, m.since, m.why, m.until = true, ev.Line, "a deployment rollout replaced it", 0
+				}
 			}
 		}
 	}

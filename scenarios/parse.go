@@ -129,7 +129,7 @@ func sortErrors(errs []*Error) {
 
 func topKeys() []string {
 	return []string{"name", "description", "seed", "duration", "protocols", "topics", "network",
-		"defaults", "group", "members", "events", "expect", "sweep", "kafka_version"}
+		"defaults", "group", "members", "events", "autoscaler", "expect", "sweep", "kafka_version"}
 }
 
 // scenario decodes the top-level mapping. Sections are read in dependency
@@ -211,6 +211,10 @@ func (d *decoder) scenario(root *yaml.Node) *File {
 	if e := f.get("events"); e != nil {
 		d.mark("events", e.val)
 		d.events(e.val, s)
+	}
+	if e := f.get("autoscaler"); e != nil && !isNull(d.value(e.val)) {
+		d.mark("autoscaler", e.val)
+		d.autoscaler(e.val, s)
 	}
 	if e := f.get("expect"); e != nil {
 		d.mark("expect", e.val)
@@ -319,20 +323,18 @@ func (d *decoder) network(n *yaml.Node) sim.NetworkSpec {
 	if !ok {
 		return net
 	}
-	e := f.get("latency")
-	if e == nil {
-		return net
-	}
-	if dist, ok := d.distribution(e.val, "latency", "network.latency"); ok {
-		net.Latency = dist
+	if e := f.get("latency"); e != nil {
+		if dist, ok := d.distribution(e.val, "latency", "network.latency", "{dist: lognormal, median: 2ms, p99: 20ms}, or a plain duration such as 2ms"); ok {
+			net.Latency = dist
+		}
 	}
 	return net
 }
 
-// distribution reads a distribution of durations written at path: a
-// plain duration (constant), or {dist: constant|uniform|lognormal, ...}
-// with the distribution's parameters. key names it in messages.
-func (d *decoder) distribution(n *yaml.Node, key, path string) (sim.Distribution, bool) {
+// distribution decodes a distribution of durations at path: a plain
+// duration (constant), or a mapping with dist: and its parameters.
+// example is how the key is written correctly, for messages.
+func (d *decoder) distribution(n *yaml.Node, key, path, example string) (sim.Distribution, bool) {
 	v := d.value(n)
 	if v == nil {
 		return sim.Distribution{}, false
@@ -353,8 +355,7 @@ func (d *decoder) distribution(n *yaml.Node, key, path string) (sim.Distribution
 	de := lf.get("dist")
 	if de == nil {
 		if lf.lacks("dist") {
-			d.failf(v, "%s has no dist:; write {dist: lognormal, median: 2ms, p99: 20ms}, or a plain duration such as 2ms (allowed dist: %s)",
-				key, strings.Join(distKinds(), ", "))
+			d.failf(v, "%s has no dist:; write %s (allowed dist: %s)", key, example, strings.Join(distKinds(), ", "))
 		}
 		return sim.Distribution{}, false
 	}

@@ -298,6 +298,7 @@ func TestEventKinds(t *testing.T) {
   - {at: 70s, add_partitions: {topic: orders, partitions: 24}}
   - {at: 110s, subscribe: {members: [c1], topics: [orders]}}
   - {at: 111s, restart: {members: [c1, c3]}}
+  - {at: 115s, rollout: {members: all, kind: statefulset, start_time: 20s, min_ready: 5s, instance_id: pod_name}}
 `)
 	want := []sim.Event{
 		{At: 1 * time.Second, Kind: sim.EventCrash, Members: []string{"c1"}},
@@ -313,6 +314,12 @@ func TestEventKinds(t *testing.T) {
 		{At: 70 * time.Second, Kind: sim.EventAddPartitions, Topic: "orders", Partitions: 24},
 		{At: 110 * time.Second, Kind: sim.EventSubscribe, Members: []string{"c1"}, Topics: []string{"orders"}},
 		{At: 111 * time.Second, Kind: sim.EventRestart, Members: []string{"c1", "c3"}, Graceful: true},
+		// A StatefulSet replaces one pod at a time: max_unavailable 1, no
+		// surge; the grace period is Kubernetes' default 30 s.
+		{At: 115 * time.Second, Kind: sim.EventRollout, Members: []string{"c1", "c2", "c3"},
+			Rollout: &sim.Rollout{Kind: sim.StatefulSet, MaxUnavailable: sim.IntOrPercent{Value: 1}, MinReady: 5 * time.Second,
+				Pod: sim.PodTemplate{StartTime: sim.Distribution{Kind: sim.DistConstant, Value: 20 * time.Second},
+					TerminationGracePeriod: 30 * time.Second, InstanceID: sim.InstanceIDPodName}}},
 	}
 	for i := range want {
 		want[i].Line = 5 + i

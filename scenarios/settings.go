@@ -86,7 +86,7 @@ func (d *decoder) settingValue(n *yaml.Node, s sim.Setting, path string) (any, b
 	case sim.KindNumber:
 		return ok(d.number(n, s.Key))
 	case sim.KindDistribution:
-		return ok(d.distribution(n, s.Key, path))
+		return ok(d.distribution(n, s.Key, path, "a duration such as 2ms, or {dist: lognormal, median: 2ms, p99: 40ms}"))
 	}
 	return ok(d.str(n, s.Key))
 }

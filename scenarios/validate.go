@@ -136,6 +136,7 @@ func (c *checker) run() {
 	c.checkTimeouts([]layer{{"defaults", "defaults", &c.s.Defaults}}, "")
 	c.checkMembers()
 	c.checkEvents()
+	c.checkAutoscaler()
 	if len(c.errs) == 0 {
 		c.checkOverlaps()
 	}
@@ -468,6 +469,9 @@ func (c *checker) checkEvents() {
 				c.problem(path+".partitions", "this growth brings the topics to %s partitions in total; the limit is %s", grouped(total), grouped(MaxPartitions))
 				return
 			}
+		case sim.EventRollout:
+			c.checkRollout(path+".rollout", ev.Rollout)
+			c.checkSettings(path+".set", &s.Events[i].Set)
 		case sim.EventSubscribe:
 			if len(ev.Topics) == 0 {
 				c.problem(path+".topics", "subscribe needs at least one topic; to stop a member, use leave")

@@ -19,6 +19,9 @@ func (w *world) clientNote(p *process, n *Note) {
 			m.lastRebalanceEnd, m.hasRebalanced = now, true
 		}
 	case NoteJoinFailure:
+		if n.Failed && p.pod != nil {
+			w.podFatal(p)
+		}
 		if !p.joinFailed {
 			p.joinFailed = true
 			w.findings = append(w.findings, Finding{Kind: "join_failure", At: sec(now), Members: []string{p.name}, Detail: n.Detail})

@@ -103,6 +103,7 @@ func (w *world) result(series *Series) *Result {
 	}
 	m.PeakLagRecords = l.peakLag
 	m.LagRecoverySeconds = sec(l.lagRecovery())
+	w.opsMetrics(m, r)
 	m.Converged = true
 	var worst time.Duration
 	for _, d := range w.disturbances {

@@ -18,6 +18,32 @@ func DefaultConsumerConfig(clientID string) ConsumerConfig {
 	return c
 }
 
+// Close membership operations (KIP-1092's GroupMembershipOperation): by
+// default a dynamic member leaves the group on close() and a static one
+// stays until its session times out; leave_group makes both leave,
+// remain_in_group makes both stay.
+const (
+	CloseDefault       = "default"
+	CloseLeaveGroup    = "leave_group"
+	CloseRemainInGroup = "remain_in_group"
+)
+
+// CloseMemberships lists them.
+func CloseMemberships() []string { return []string{CloseDefault, CloseLeaveGroup, CloseRemainInGroup} }
+
+// LeavesOnClose reports whether a consumer sends a leave on close():
+// ConsumerCoordinator.maybeLeaveGroup (classic) and
+// ConsumerMembershipManager.isLeavingGroup (consumer protocol).
+func (c ConsumerConfig) LeavesOnClose() bool {
+	switch c.CloseMembership {
+	case CloseLeaveGroup:
+		return true
+	case CloseRemainInGroup:
+		return false
+	}
+	return c.GroupInstanceID == ""
+}
+
 // Protocol shorthands (DESIGN.md): the run's protocol fills in what neither
 // the member nor the defaults say.
 const (

@@ -51,6 +51,11 @@ func (w *world) schedule(ev Event) {
 		end = ev.At
 		label = fmt.Sprintf("add_partitions %s→%d", ev.Topic, ev.Partitions)
 		w.k.At(ev.At, func() { w.addPartitions(ev.Topic, ev.Partitions) })
+	case EventRollout:
+		// Each pod deletion is a disturbance of its own (see
+		// rollout.deleteLater): when they happen depends on the run.
+		w.startRollout(ev)
+		return
 	case EventSubscribe:
 		end = ev.At
 		label = fmt.Sprintf("subscribe %s to %s", strings.Join(ev.Members, ","), strings.Join(ev.Topics, ","))

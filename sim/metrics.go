@@ -71,6 +71,18 @@ var metricTable = sync.OnceValue(func() []Metric {
 			field: func(m *Metrics) any { return &m.LagRecoverySeconds }},
 		{Better: LowerIsBetter, Unit: "records", Meaning: "records the next owner processes again: those processed since the last successful commit of a partition that was lost (crash, fencing, zombie) or handed over without a commit (see commits below)",
 			field: func(m *Metrics) any { return &m.DuplicateRecords }},
+		{Better: LowerIsBetter, Unit: "count", Meaning: "times the autoscaler changed the replica count",
+			field: func(m *Metrics) any { return &m.ScaleEvents }},
+		{Better: LowerIsBetter, Unit: "replicas", Meaning: "the most live consumer processes at once",
+			field: func(m *Metrics) any { return &m.ReplicasMax }},
+		{Better: LowerIsBetter, Unit: "replicas", Meaning: "the time-average of live consumer processes",
+			field: func(m *Metrics) any { return &m.ReplicasMean }},
+		{Better: LowerIsBetter, Unit: "count", Meaning: "direction changes of the autoscaler's replica count",
+			field: func(m *Metrics) any { return &m.Oscillation }},
+		{Better: LowerIsBetter, Unit: "rebalances/hour", Meaning: "`rebalances` over the window's length",
+			field: func(m *Metrics) any { return &m.RebalancesPerHour }},
+		{Better: LowerIsBetter, Unit: "member-seconds", Meaning: "Σ of live consumer processes' time: what the pods cost",
+			field: func(m *Metrics) any { return &m.MemberSeconds }},
 	}
 	var probe Metrics
 	v := reflect.ValueOf(&probe).Elem()

@@ -16,6 +16,8 @@ func TestMetricTableIsTheContract(t *testing.T) {
 		"member_idle_seconds", "convergence_seconds",
 		"double_ownership_seconds", "zombie_processing_seconds",
 		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
+		"scale_events", "replicas_max", "replicas_mean", "oscillation",
+		"rebalances_per_hour", "member_seconds",
 	}
 	if got := MetricNames(); !slices.Equal(got, want) {
 		t.Errorf("MetricNames() = %v\nwant %v", got, want)

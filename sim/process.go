@@ -103,6 +103,8 @@ type process struct {
 	lanes      []MemberSegment
 	metrics    clientMetrics
 	joinFailed bool
+	// pod is set while a rollout or an autoscaler manages the process.
+	pod *pod
 }
 
 func (p *process) appRunnable() bool {
@@ -148,6 +150,7 @@ func (w *world) startProcess(p *process) {
 	if cfg.RecordProcessingTime.Kind != "" {
 		p.records = newSampler(cfg.RecordProcessingTime, p.recordRng)
 	}
+	w.replicasChanged(+1)
 	w.syncProcess(p)
 	w.refreshRequired()
 	if w.traceOn() {
@@ -220,24 +223,40 @@ func (w *world) stopProcess(p *process, clean bool) {
 	p.batchEnd, p.hasAnchor, p.bgCallback = 0, false, false
 	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
 	p.incarnation++ // nothing addressed to the old life is delivered
+	w.replicasChanged(-1)
 	w.syncProcess(p)
 	w.refreshRequired()
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "process_stop", Member: p.name, Detail: map[bool]string{true: "closed", false: "killed"}[clean]})
 	}
 	w.update(p)
+	if p.pod != nil {
+		w.podStopped(p.pod)
+	}
 }
 
 // closeProcess starts a graceful close; the process stops when the client
 // reports it closed, or after 30s (the default close timeout).
 func (w *world) closeProcess(p *process) {
+	w.closeWithin(p, 30*time.Second, "")
+}
+
+// closeWithin starts a graceful close that is cut short after timeout: the
+// process is killed then, and the trace says why, unless why is "".
+func (w *world) closeWithin(p *process, timeout time.Duration, why string) {
 	if !p.alive || p.closing {
 		return
 	}
 	p.closing = true
 	inc := p.incarnation
-	p.closeDue = w.k.At(w.k.Now()+30*time.Second, func() {
+	p.closeDue = w.k.At(w.k.Now()+timeout, func() {
 		if p.incarnation == inc {
+			if why != "" {
+				w.findings = append(w.findings, Finding{Kind: "pod_killed", At: sec(w.k.Now()), Members: []string{p.name}, Detail: why})
+				if w.traceOn() {
+					w.emit(traceRecord{Event: "pod_killed", Member: p.name, Detail: why})
+				}
+			}
 			w.stopProcess(p, false)
 		}
 	})

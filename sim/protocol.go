@@ -167,7 +167,7 @@ const (
 	NoteRebalanceStart NoteKind = "rebalance_start" // a client began a rebalance (first JoinGroup / RECONCILING)
 	NoteRebalanceEnd   NoteKind = "rebalance_end"   // it ended; Failed if it did not succeed
 	NoteClientState    NoteKind = "client_state"    // Detail is the client's new state
-	NoteJoinFailure    NoteKind = "join_failure"    // the member cannot join (Detail: the error)
+	NoteJoinFailure    NoteKind = "join_failure"    // the member cannot join (Detail: the error); Failed if the error is fatal
 	NoteFenced         NoteKind = "fenced"          // the client learned it was fenced
 )
 

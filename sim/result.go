@@ -31,6 +31,8 @@ type Result struct {
 	DisturbancesNotReached int `json:"disturbances_not_reached,omitempty"`
 	// Events counts the kernel events the run executed.
 	Events uint64 `json:"events"`
+	// Autoscaler is the autoscaler's decisions, when the scenario has one.
+	Autoscaler *AutoscalerResult `json:"autoscaler,omitempty"`
 }
 
 // Metrics are the protocol-neutral metrics, computed from the ownership
@@ -50,6 +52,16 @@ type Metrics struct {
 	PeakLagRecords           float64 `json:"peak_lag_records"`
 	LagRecoverySeconds       float64 `json:"lag_recovery_seconds"`
 	DuplicateRecords         float64 `json:"duplicate_records"`
+	// The cost of operations: scale_events and oscillation (direction
+	// changes of the replica count) come from the autoscaler; the replicas
+	// are the live consumer processes, and member_seconds their time alive,
+	// what the pods cost.
+	ScaleEvents       int     `json:"scale_events"`
+	ReplicasMax       int     `json:"replicas_max"`
+	ReplicasMean      float64 `json:"replicas_mean"`
+	Oscillation       int     `json:"oscillation"`
+	RebalancesPerHour float64 `json:"rebalances_per_hour"`
+	MemberSeconds     float64 `json:"member_seconds"`
 }
 
 // Convergence is the time the group needed to be stable again after one disturbance.

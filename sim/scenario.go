@@ -27,6 +27,8 @@ type Scenario struct {
 	Members  []MemberSpec
 	// Events are sorted by At (stable for equal times, in file order).
 	Events []Event
+	// Autoscaler, when set, scales a workload of the members on lag.
+	Autoscaler *Autoscaler
 	// Source is the file the scenario came from, for messages ("" if built in Go).
 	Source string
 }
@@ -237,6 +239,9 @@ type ConsumerSettings struct {
 	RebalanceListener *bool
 	// Subscription is the topics the member subscribes to; nil = every topic.
 	Subscription *[]string
+	// CloseMembership is the GroupMembershipOperation the application
+	// passes to close() (KIP-1092, Kafka 4.1's CloseOptions).
+	CloseMembership *string
 }
 
 // ConsumerConfig is a member's resolved configuration.
@@ -266,6 +271,7 @@ type ConsumerConfig struct {
 	LostCallback         time.Duration
 	RebalanceListener    bool
 	Subscription         []string
+	CloseMembership      string // default | leave_group | remain_in_group
 }
 
 // EventKind names a scenario disturbance.
@@ -282,6 +288,7 @@ const (
 	EventRollingRestart   EventKind = "rolling_restart"   // restart Members one by one, Interval apart
 	EventAddPartitions    EventKind = "add_partitions"    // Topic grows to Partitions
 	EventSubscribe        EventKind = "subscribe"         // Members change subscription to Topics
+	EventRollout          EventKind = "rollout"           // a Kubernetes rollout of Members (Rollout)
 )
 
 // Event is one scenario disturbance.
@@ -304,6 +311,8 @@ type Event struct {
 	Partitions int32
 	// Topics is the new subscription of a subscribe event.
 	Topics []string
+	// Rollout describes a rollout; Set is its new pod template's settings.
+	Rollout *Rollout
 	// Line is the event's source line (0 if unknown).
 	Line int
 }

@@ -314,6 +314,9 @@ var consumerSettingTable = sync.OnceValue(func() []ConsumerSetting {
 			Meaning: "the topics the member subscribes to; default: every topic"},
 			layer:  func(cs *ConsumerSettings) **[]string { return &cs.Subscription },
 			config: func(c *ConsumerConfig) *[]string { return &c.Subscription }},
+		consumer(Setting{Key: "close_membership", Kind: KindString, Rule: RuleOneOf, Allowed: CloseMemberships(),
+			Meaning: "the GroupMembershipOperation the application passes to close() (KIP-1092): default (a dynamic member leaves, a static one stays), leave_group, remain_in_group"},
+			CloseDefault, func(cs *ConsumerSettings) **string { return &cs.CloseMembership }, func(c *ConsumerConfig) *string { return &c.CloseMembership }),
 	}
 })
 

@@ -17,6 +17,8 @@ func TestDefaultsAreKafkas(t *testing.T) {
 		AutoCommitInterval: 5 * time.Second, MetadataMaxAge: 5 * time.Minute, MaxPollRecords: 500,
 		// rebalsim's own: what Kafka leaves to the application.
 		ProcessingRate: 2000, CommitLatency: 5 * time.Millisecond,
+		// close() with no options: CloseOptions' DEFAULT (KIP-1092).
+		CloseMembership: "default",
 	}
 	if got := DefaultConsumerConfig("c1"); !reflect.DeepEqual(got, want) {
 		t.Errorf("DefaultConsumerConfig = %+v\nwant %+v", got, want)

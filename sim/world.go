@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"time"
 
 	"github.com/rebalsim/rebalsim/kafka"
@@ -55,6 +56,15 @@ type world struct {
 	// for reuse.
 	deliveries pool[delivery]
 	polls      pool[pollDue]
+
+	// Pods and autoscaling: names handed out per member, the start-time
+	// samplers per template, the jitter stream, the live-process count and
+	// the autoscaler, if any.
+	podSeq    map[string]int
+	podStarts map[*PodTemplate]*sampler
+	podRng    *rand.Rand
+	replicas  replicaCount
+	scaler    *autoscaler
 }
 
 func (w *world) effects() *Effects {
@@ -105,7 +115,9 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		k: newKernel(), sc: sc, opts: opts, streams: newStreams(seed), models: models,
 		rates:  map[string]float64{},
 		byName: map[string]int{}, memberProc: map[string]int{}, trace: opts.Trace,
+		podSeq: map[string]int{}, podStarts: map[*PodTemplate]*sampler{},
 	}
+	w.podRng = w.streams.Stream("pod/jitter")
 	if opts.ShuffleTies {
 		r := w.streams.Stream("kernel/ties")
 		w.k.ShuffleTies(r.Uint64)
@@ -119,18 +131,10 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	}
 	w.coord = models.NewCoordinator(w.groupCfg)
 	w.coordStable = w.coord.Stable()
-	for i, m := range sc.Members {
-		cfg, err := ResolveConfig(sc, opts.Protocol, m, nil)
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	for _, m := range sc.Members {
+		if _, err := w.addProcess(m); err != nil {
+			return nil, err
 		}
-		p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg,
-			latency: newSampler(sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
-			pollRng: w.streams.Stream("poll/" + m.ID), recordRng: w.streams.Stream("records/" + m.ID), ready: true, lane: "down"}
-		p.fixedLatency, p.latencyFixed = p.latency.Fixed()
-		w.procs = append(w.procs, p)
-		w.byName[m.ID] = i
-		w.ledger.addProcess(m.ID, cfg.Rate())
 	}
 	w.required = map[string]bool{}
 	for _, t := range w.metadata {
@@ -150,6 +154,9 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	}
 	for _, ev := range sc.Events {
 		w.schedule(ev)
+	}
+	if sc.Autoscaler != nil {
+		w.startAutoscaler(sc.Autoscaler)
 	}
 	step := opts.SampleStep
 	if step <= 0 {
@@ -182,7 +189,7 @@ func checkRunnable(sc *Scenario) error {
 	case len(sc.Members) == 0:
 		return fmt.Errorf("scenario %s: no members", sc.Name)
 	}
-	return nil
+	return checkOperations(sc)
 }
 
 // windowStart is the first disturbance: the first event, or the first

@@ -490,7 +490,7 @@ func (c *Client) fail(env sim.ClientEnv, why string, out *sim.Effects) {
 func (c *Client) fatalError(why string, out *sim.Effects) {
 	c.fatal = why
 	c.heartbeatOn = false
-	out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, Detail: "fatal: " + why})
+	out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, Detail: "fatal: " + why, Failed: true})
 }
 
 // Timer handles the client's timers.
@@ -558,6 +558,15 @@ func (c *Client) onHeartbeatResponse(env sim.ClientEnv, r HeartbeatResponse, out
 	c.hbInFlight = false
 	out.CancelTimer(sim.TimerID{Kind: timerHeartbeatTimeout})
 	switch r.Error {
+	case IllegalGeneration, UnknownMemberID, FencedInstanceID:
+		// HeartbeatResponseHandler: an error about a generation the
+		// member has since left behind (a JoinGroup completed while the
+		// heartbeat was in flight) is ignored (generationUnchanged).
+		if c.heartbeat != nil && (c.heartbeatFor.Generation != c.generation || c.heartbeatFor.MemberID != c.memberID) {
+			return
+		}
+	}
+	switch r.Error {
 	case None:
 	case RebalanceInProgress:
 		if c.state == stable {
@@ -610,10 +619,13 @@ func (c *Client) Close(env sim.ClientEnv, out *sim.Effects) {
 	}
 }
 
-// leave ends close(): a dynamic member in a generation sends LeaveGroup.
+// leave ends close(): a member in a generation sends LeaveGroup if its
+// close option says so, by default a dynamic member only
+// (ConsumerCoordinator.maybeLeaveGroup; KIP-1092 lets a static member
+// leave too, naming its instance id).
 func (c *Client) leave(out *sim.Effects) {
-	if c.dynamic() && c.memberID != "" && c.generation >= 0 {
-		out.Request(sim.BackgroundThread, LeaveGroupRequest{MemberID: c.memberID})
+	if c.cfg.LeavesOnClose() && c.memberID != "" && c.generation >= 0 {
+		out.Request(sim.BackgroundThread, LeaveGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID})
 	}
 	c.heartbeatOn = false
 	c.closed = true

@@ -255,13 +255,9 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 		g.addMemberThenRebalanceOrCompleteJoin(env, from, req.MemberID, req, out)
 		return
 	}
-	m := g.byID[req.MemberID]
-	if m == nil {
-		reply(UnknownMemberID)
-		return
-	}
-	if m.InstanceID != req.GroupInstanceID {
-		reply(FencedInstanceID)
+	m, code := g.validateExistingMember(req.MemberID, req.GroupInstanceID)
+	if code != None {
+		reply(code)
 		return
 	}
 	switch g.state {
@@ -527,13 +523,10 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 	reply := func(code ErrorCode, a kafka.Assignment) {
 		out.Send(from, SyncGroupResponse{Error: code, Assignment: a})
 	}
-	m := g.byID[req.MemberID]
+	m, code := g.validateExistingMember(req.MemberID, req.GroupInstanceID)
 	switch {
-	case m == nil:
-		reply(UnknownMemberID, nil)
-		return
-	case m.InstanceID != req.GroupInstanceID:
-		reply(FencedInstanceID, nil)
+	case code != None:
+		reply(code, nil)
 		return
 	case req.Generation != g.generation:
 		reply(IllegalGeneration, nil)
@@ -595,13 +588,37 @@ func (g *Group) expirePendingSync(env sim.CoordinatorEnv, out *sim.Effects) {
 
 // --- Heartbeat, LeaveGroup, expiry ---
 
-func (g *Group) onHeartbeat(env sim.CoordinatorEnv, req HeartbeatRequest, out *sim.Effects) ErrorCode {
-	m := g.byID[req.MemberID]
+// validateExistingMember is GroupMetadataManager.validateExistingMember
+// (ClassicGroup.validateMember for heartbeats): a request naming an
+// instance id is judged by the member that holds the instance id now, so
+// a static member replaced by a newer incarnation learns that it was
+// fenced (FENCED_INSTANCE_ID) rather than that it is unknown.
+func (g *Group) validateExistingMember(id, instanceID string) (*Member, ErrorCode) {
+	if instanceID == "" {
+		if m := g.byID[id]; m != nil && m.InstanceID == "" {
+			return m, None
+		} else if m != nil {
+			return nil, FencedInstanceID
+		}
+		return nil, UnknownMemberID
+	}
+	current, ok := g.static[instanceID]
 	switch {
-	case g.state == Empty || g.state == Dead || m == nil:
+	case !ok:
+		return nil, UnknownMemberID
+	case current != id:
+		return nil, FencedInstanceID
+	}
+	return g.byID[id], None
+}
+
+func (g *Group) onHeartbeat(env sim.CoordinatorEnv, req HeartbeatRequest, out *sim.Effects) ErrorCode {
+	m, code := g.validateExistingMember(req.MemberID, req.GroupInstanceID)
+	switch {
+	case g.state == Empty || g.state == Dead:
 		return UnknownMemberID
-	case m.InstanceID != req.GroupInstanceID:
-		return FencedInstanceID
+	case code != None:
+		return code
 	case req.Generation != g.generation:
 		return IllegalGeneration
 	}
@@ -619,12 +636,9 @@ func (g *Group) onLeaveGroup(env sim.CoordinatorEnv, req LeaveGroupRequest, out 
 		g.maybeCompleteJoin(env, out)
 		return None
 	}
-	m := g.byID[req.MemberID]
-	if m == nil {
-		return UnknownMemberID
-	}
-	if m.InstanceID != req.GroupInstanceID {
-		return FencedInstanceID
+	m, code := g.validateExistingMember(req.MemberID, req.GroupInstanceID)
+	if code != None {
+		return code
 	}
 	g.removeMember(m, "left the group", out)
 	g.onMembershipChange(env, "member "+m.ID+" left", out)

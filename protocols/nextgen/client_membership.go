@@ -97,6 +97,14 @@ func (c *Client) continueAfter(env sim.ClientEnv, p pendingCallback, out *sim.Ef
 		c.clearAssignment()
 	case thenLeave:
 		c.clearAssignment()
+		if c.closing && !c.static() && !c.cfg.LeavesOnClose() {
+			// remain_in_group: a dynamic member sends no leave heartbeat
+			// and stays until its session times out
+			// (ConsumerHeartbeatRequestManager.shouldSendLeaveHeartbeatNow).
+			c.transitionTo(Unsubscribed, out)
+			c.completeLeave()
+			return
+		}
 		c.transitionToSendingLeaveGroup(false, out)
 	case thenReleased:
 		c.clearAssignment()
@@ -208,7 +216,7 @@ func (c *Client) transitionToFenced(env sim.ClientEnv, why string, out *sim.Effe
 // cannot recover from; the application sees an exception (NoteJoinFailure).
 func (c *Client) transitionToFatal(env sim.ClientEnv, why string, out *sim.Effects) {
 	prev := c.state
-	out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, MemberID: c.memberID, Detail: "ConsumerGroupHeartbeat failed with " + why})
+	out.Note(sim.Note{Kind: sim.NoteJoinFailure, Process: c.self.Process, MemberID: c.memberID, Detail: "ConsumerGroupHeartbeat failed with " + why, Failed: true})
 	if prev == Reconciling || prev == Acknowledging || prev == Joining {
 		out.Note(sim.Note{Kind: sim.NoteRebalanceEnd, Process: c.self.Process, MemberID: c.memberID, Failed: true, Detail: why})
 	}
@@ -263,7 +271,8 @@ func (c *Client) transitionToSendingLeaveGroup(dueToExpiredPollTimer bool, out *
 }
 
 func (c *Client) leaveGroupEpoch() int32 {
-	if c.static() {
+	// KIP-1092: a static member closing with leave_group leaves for good.
+	if c.static() && !(c.closing && c.cfg.CloseMembership == sim.CloseLeaveGroup) {
 		return LeaveGroupStaticMemberEpoch
 	}
 	return LeaveGroupMemberEpoch
