@@ -115,9 +115,13 @@ members: [{count: 3, id: "c{i}", from: 1}]
 }
 
 // TestHotPartitionScaleOut: with clicks-7 at twenty times the others, the
-// range assignor moves it when a fourth member joins and the sticky ones
-// do not (see the scenario's description), so eager reports the larger
-// moved load and p99, and the report names the hot partition.
+// range assignor moves it when a fourth member joins and cooperative-sticky
+// does not (see the scenario's description), so eager reports the larger
+// moved load and p99 than cooperative, and the report names the hot
+// partition. The consumer protocol's uniform assignor leaves it in place
+// under Kafka 4.0-4.2, but moves it under 4.3, whose target assignment is
+// computed at most once a second (KIP-1263) and so places the first three
+// members one by one: less moved load than range's, a larger p99.
 func TestHotPartitionScaleOut(t *testing.T) {
 	res := runLibrary(t, "hot-partition-scale-out", false)
 	byProto := map[string]sim.Metrics{}
@@ -127,15 +131,31 @@ func TestHotPartitionScaleOut(t *testing.T) {
 			t.Errorf("%s: hot partitions %v, want [clicks-7]", run.Protocol, run.HotPartitions)
 		}
 	}
-	eager := byProto[sim.ProtocolEager]
-	for _, p := range []string{sim.ProtocolCooperative, sim.ProtocolNextgen} {
-		m := byProto[p]
-		if !(eager.MovedLoadRecordsPerSecond > m.MovedLoadRecordsPerSecond) {
-			t.Errorf("moved load: eager %v, %s %v: want eager larger", eager.MovedLoadRecordsPerSecond, p, m.MovedLoadRecordsPerSecond)
-		}
-		if !(eager.LatencyP99Seconds > m.LatencyP99Seconds) {
-			t.Errorf("latency p99: eager %v, %s %v: want eager larger", eager.LatencyP99Seconds, p, m.LatencyP99Seconds)
-		}
+	eager, coop, next := byProto[sim.ProtocolEager], byProto[sim.ProtocolCooperative], byProto[sim.ProtocolNextgen]
+	if !(eager.MovedLoadRecordsPerSecond > coop.MovedLoadRecordsPerSecond) || !(eager.LatencyP99Seconds > coop.LatencyP99Seconds) {
+		t.Errorf("eager moved load %v, p99 %v; cooperative %v, %v: want eager larger in both",
+			eager.MovedLoadRecordsPerSecond, eager.LatencyP99Seconds, coop.MovedLoadRecordsPerSecond, coop.LatencyP99Seconds)
+	}
+	// 4.3: the hot partition and two cold ones, 2000 + 2·100.
+	if next.MovedLoadRecordsPerSecond != 2200 || !(next.LatencyP99Seconds > eager.LatencyP99Seconds) {
+		t.Errorf("nextgen under 4.3: moved load %v, p99 %v (eager's %v): want 2200 and a p99 above eager's",
+			next.MovedLoadRecordsPerSecond, next.LatencyP99Seconds, eager.LatencyP99Seconds)
+	}
+	src, err := scenarios.LibrarySource("hot-partition-scale-out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := scenarios.Parse("hot-partition-scale-out-4.0.yaml", []byte("kafka_version: \"4.0\"\n"+string(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res40, err := rebalsim.Run(f.Scenario, rebalsim.Options{Protocols: []string{sim.ProtocolNextgen}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4.0: three cold partitions, 3·100, as cooperative-sticky.
+	if m := res40.Runs[0].Metrics; m.MovedLoadRecordsPerSecond != 300 || !(m.LatencyP99Seconds < eager.LatencyP99Seconds) {
+		t.Errorf("nextgen under 4.0: moved load %v, p99 %v: want 300 and a p99 below eager's %v", m.MovedLoadRecordsPerSecond, m.LatencyP99Seconds, eager.LatencyP99Seconds)
 	}
 	var b strings.Builder
 	if err := report.Table(&b, res.Report()); err != nil {

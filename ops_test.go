@@ -89,8 +89,15 @@ func TestRevokeOutlastsGracePeriod(t *testing.T) {
 			t.Errorf("%s: the killed c1 sent a LeaveGroup", p)
 		}
 		// The join that started it, and the one the expiries end in.
-		if n := res[p].Metrics.Rebalances; n < 2 {
-			t.Errorf("%s: %d rebalances, want at least 2", p, n)
+		// Cooperative members keep polling through the slow revokes, and
+		// the expiries can fold into the rebalance in progress (as the
+		// scenario file says): under the poll loop they do on seed 1.
+		want := 2
+		if p == "cooperative" {
+			want = 1
+		}
+		if n := res[p].Metrics.Rebalances; n < want {
+			t.Errorf("%s: %d rebalances, want at least %d", p, n, want)
 		}
 	}
 	// The slow handlers hold the eager group for about the 5 minute

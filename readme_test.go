@@ -117,7 +117,7 @@ func settingRow(s sim.Setting, def any, hasDefault bool) []string {
 		default:
 			text = "`" + sim.Format(d) + "`"
 		}
-		zero := def == "" || def == time.Duration(0) || def == 0
+		zero := def == "" || def == time.Duration(0) || def == 0 || def == sim.Distribution{}
 		switch {
 		case zero && s.Zero != "" && s.Kind == sim.KindDuration:
 			text += " (" + s.Zero + ")"

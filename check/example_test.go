@@ -17,7 +17,7 @@ topics: [{name: orders, partitions: 12}]
 members: [{count: 4, id: "c{i}"}]
 events: [{at: 30s, leave: c4}]
 expect:
-  - {converged_within: 5s, max_max_partition_gap_seconds: 2}
+  - {converged_within: 6s, max_max_partition_gap_seconds: 6}
   - {protocols: [cooperative, nextgen], max_moved_partitions: 3}
 `))
 	if err != nil {

@@ -146,6 +146,7 @@ func writeScenarioHTML(h htmlWriter, r *Report) {
 	h.fact("scenario", scenarioName(r))
 	h.fact("source", sc.Source)
 	h.fact("seed", strconv.FormatUint(sc.Seed, 10))
+	h.fact("Kafka release", sc.KafkaVersion)
 	if sc.Duration > 0 {
 		h.fact("horizon", formatSeconds(sc.Duration)+" of virtual time")
 	}

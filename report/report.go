@@ -33,11 +33,13 @@ type ScenarioInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	// Source is the scenario file ("" if built in Go).
-	Source    string      `json:"source,omitempty"`
-	Seed      uint64      `json:"seed"`
-	Duration  float64     `json:"duration_seconds"`
-	Protocols []string    `json:"protocols"`
-	Topics    []TopicInfo `json:"topics"`
+	Source string `json:"source,omitempty"`
+	Seed   uint64 `json:"seed"`
+	// KafkaVersion is the Kafka release the run follows.
+	KafkaVersion string      `json:"kafka_version,omitempty"`
+	Duration     float64     `json:"duration_seconds"`
+	Protocols    []string    `json:"protocols"`
+	Topics       []TopicInfo `json:"topics"`
 	// Network describes the latency between members and the coordinator.
 	Network string `json:"network,omitempty"`
 	// Group holds the broker-side group coordinator settings by key.

@@ -17,15 +17,16 @@ import (
 // that know the resolved configuration may replace them.
 func NewScenarioInfo(sc *sim.Scenario) ScenarioInfo {
 	info := ScenarioInfo{
-		Name:        sc.Name,
-		Description: sc.Description,
-		Source:      sc.Source,
-		Seed:        sc.Seed,
-		Duration:    sc.Duration.Seconds(),
-		Protocols:   append([]string(nil), sc.Protocols...),
-		Network:     describeDistribution(sc.Network.Latency),
-		Group:       groupSettings(sc.Group),
-		Defaults:    consumerSettings(sc.Defaults),
+		Name:         sc.Name,
+		Description:  sc.Description,
+		Source:       sc.Source,
+		Seed:         sc.Seed,
+		KafkaVersion: sc.KafkaVersion,
+		Duration:     sc.Duration.Seconds(),
+		Protocols:    append([]string(nil), sc.Protocols...),
+		Network:      sc.Network.Latency.String(),
+		Group:        groupSettings(sc.Group),
+		Defaults:     consumerSettings(sc.Defaults),
 	}
 	for _, t := range sc.Topics {
 		info.Topics = append(info.Topics, TopicInfo{Name: t.Name, Partitions: t.Partitions, Rate: t.Rate})
@@ -82,23 +83,6 @@ func eventInfo(ev sim.Event) EventInfo {
 	}
 	e.Detail = strings.Join(detail, "; ")
 	return e
-}
-
-func describeDistribution(d sim.Distribution) string {
-	switch d.Kind {
-	case sim.DistConstant:
-		return "constant " + d.Value.String()
-	case sim.DistUniform:
-		return "uniform " + d.Min.String() + "–" + d.Max.String()
-	case sim.DistLogNormal:
-		return "lognormal median " + d.Median.String() + ", p99 " + d.P99.String()
-	case "":
-		if d.Value != 0 {
-			return "constant " + d.Value.String()
-		}
-		return ""
-	}
-	return string(d.Kind)
 }
 
 // groupSettings renders the group coordinator's settings

@@ -199,13 +199,7 @@ func (s *Seeds) headline() string {
 	if len(seeds) == 1 {
 		span = fmt.Sprintf("seed %d", seeds[0])
 	}
-	parts := []string{span}
-	if r.Scenario.Duration > 0 {
-		parts = append(parts, "horizon "+formatSeconds(r.Scenario.Duration))
-	}
-	if r.Version != "" {
-		parts = append(parts, "rebalsim "+r.Version)
-	}
+	parts := append([]string{span}, runFacts(r)...)
 	return fmt.Sprintf("scenario %s (%s)", scenarioName(r), strings.Join(parts, ", "))
 }
 

@@ -44,21 +44,32 @@ func Table(w io.Writer, r *Report) error {
 	return bw.Flush()
 }
 
-// headline names the scenario, seed, horizon and version in one line.
+// headline names the scenario, seed, horizon, Kafka release and version
+// in one line.
 func headline(r *Report) string {
 	sc := r.Scenario
-	parts := []string{fmt.Sprintf("seed %d", sc.Seed)}
-	if sc.Duration > 0 {
-		parts = append(parts, "horizon "+formatSeconds(sc.Duration))
-	}
-	if r.Version != "" {
-		parts = append(parts, "rebalsim "+r.Version)
-	}
+	parts := append([]string{fmt.Sprintf("seed %d", sc.Seed)}, runFacts(r)...)
 	name := sc.Name
 	if name == "" && len(r.Runs) > 0 {
 		name = r.Runs[0].Scenario
 	}
 	return fmt.Sprintf("scenario %s (%s)", name, strings.Join(parts, ", "))
+}
+
+// runFacts are the headline's facts after the seeds: the horizon, the
+// Kafka release and rebalsim's version.
+func runFacts(r *Report) []string {
+	var parts []string
+	if r.Scenario.Duration > 0 {
+		parts = append(parts, "horizon "+formatSeconds(r.Scenario.Duration))
+	}
+	if r.Scenario.KafkaVersion != "" {
+		parts = append(parts, "Kafka "+r.Scenario.KafkaVersion)
+	}
+	if r.Version != "" {
+		parts = append(parts, "rebalsim "+r.Version)
+	}
+	return parts
 }
 
 func writeFindingsText(w *bufio.Writer, r *Report) {

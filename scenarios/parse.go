@@ -129,7 +129,7 @@ func sortErrors(errs []*Error) {
 
 func topKeys() []string {
 	return []string{"name", "description", "seed", "duration", "stuck_after", "protocols", "topics", "network",
-		"defaults", "group", "members", "events", "autoscaler", "expect", "sweep"}
+		"defaults", "group", "members", "events", "autoscaler", "expect", "sweep", "kafka_version"}
 }
 
 // scenario decodes the top-level mapping. Sections are read in dependency
@@ -155,6 +155,16 @@ func (d *decoder) scenario(root *yaml.Node) *File {
 	}
 	if e := f.get("description"); e != nil {
 		s.Description, _ = d.str(e.val, "description")
+	}
+	s.KafkaVersion = sim.DefaultKafkaVersion
+	if e := f.get("kafka_version"); e != nil {
+		d.mark("kafka_version", e.val)
+		if v, ok := d.str(e.val, "kafka_version"); ok {
+			if !slices.Contains(sim.KafkaVersions(), v) {
+				d.failf(e.val, "unknown kafka_version %q (allowed: %s)", v, strings.Join(sim.KafkaVersions(), ", "))
+			}
+			s.KafkaVersion = v
+		}
 	}
 	if e := f.get("seed"); e != nil {
 		s.Seed, _ = d.seed(e.val)
@@ -197,6 +207,11 @@ func (d *decoder) scenario(root *yaml.Node) *File {
 	if e := f.get("group"); e != nil && !isNull(d.value(e.val)) {
 		d.mark("group", e.val)
 		d.group(e.val, &s.Group)
+	}
+	// The release's defaults fill what the file leaves out; an explicit
+	// setting wins.
+	if !d.written("group.assignment_interval") {
+		s.Group.AssignmentInterval = sim.VersionAssignmentInterval(s.KafkaVersion)
 	}
 	if e := f.get("members"); e != nil {
 		d.mark("members", e.val)

@@ -68,6 +68,10 @@ func TestParseDesignScenario(t *testing.T) {
 		MaxPollInterval:   ptr(5 * time.Minute),
 		ProcessingRate:    ptr(2000.0),
 	}
+	// The example names no release, so it follows 4.3, whose assignment
+	// interval defaults to 1s (KIP-1263).
+	group43 := sim.DefaultGroupConfig()
+	group43.AssignmentInterval = time.Second
 	want := &File{
 		Scenario: &sim.Scenario{
 			Name:        "scale-out",
@@ -78,8 +82,9 @@ func TestParseDesignScenario(t *testing.T) {
 			Topics:      []sim.TopicSpec{{Name: "orders", Partitions: 12, Rate: 1000}},
 			Network: sim.NetworkSpec{Latency: sim.Distribution{
 				Kind: sim.DistLogNormal, Median: 2 * time.Millisecond, P99: 20 * time.Millisecond}},
-			Defaults: defaults,
-			Group:    sim.DefaultGroupConfig(),
+			Defaults:     defaults,
+			Group:        group43,
+			KafkaVersion: sim.DefaultKafkaVersion,
 			Members: []sim.MemberSpec{
 				{ID: "c1", Line: 22},
 				{ID: "c2", Line: 23},
@@ -122,8 +127,12 @@ func TestParseFillsDefaults(t *testing.T) {
 	if got.Topics[0].Rate != 100 {
 		t.Errorf("Rate = %v; want 100 records/s per partition", got.Topics[0].Rate)
 	}
-	if got.Group != sim.DefaultGroupConfig() {
-		t.Errorf("Group = %+v; want Kafka's defaults %+v", got.Group, sim.DefaultGroupConfig())
+	// Kafka 4.3's defaults: the broker's, with KIP-1263's 1s assignment
+	// interval.
+	wantGroup := sim.DefaultGroupConfig()
+	wantGroup.AssignmentInterval = time.Second
+	if got.Group != wantGroup {
+		t.Errorf("Group = %+v; want Kafka 4.3's defaults %+v", got.Group, wantGroup)
 	}
 	if got.Defaults != (sim.ConsumerSettings{}) {
 		t.Errorf("Defaults = %+v; want nothing set", got.Defaults)

@@ -85,6 +85,8 @@ func (d *decoder) settingValue(n *yaml.Node, s sim.Setting, path string) (any, b
 		return int(v), good
 	case sim.KindNumber:
 		return ok(d.number(n, s.Key))
+	case sim.KindDistribution:
+		return ok(d.distribution(n, s.Key, path, "a duration such as 2ms, or {dist: lognormal, median: 2ms, p99: 40ms}"))
 	}
 	return ok(d.str(n, s.Key))
 }
@@ -136,6 +138,8 @@ func (c *checker) checkValue(s sim.Setting, path, key string, v any) {
 		}
 	case sim.RuleOneOf:
 		oneOf(s.Key, s.Allowed)(c, path, key, v.(string))
+	case sim.RuleDistribution:
+		c.checkDistribution(path, key, v.(sim.Distribution))
 	case sim.RuleProtocol:
 		oneOf("protocol", c.names.Protocols)(c, path, key, v.(string))
 	case sim.RuleClientAssignors:

@@ -243,7 +243,8 @@ func (c *checker) checkNetwork() {
 	c.checkDistribution("network.latency", "latency", c.s.Network.Latency)
 }
 
-// checkDistribution checks a distribution of durations at path.
+// checkDistribution checks a distribution of durations written at path;
+// key names it in messages.
 func (c *checker) checkDistribution(path, key string, l sim.Distribution) {
 	switch l.Kind {
 	case "":

@@ -149,6 +149,21 @@ func (w *world) block(p *process, on *bool, until *time.Duration, kind string, d
 	if *on && end <= *until {
 		return
 	}
+	// A pause freezes a batch in progress with the thread: what is left
+	// of it is processed after the pause. A stall is itself the batch
+	// that takes long, and ends in poll().
+	w.pollLoop(p)
+	if p.inBatch() {
+		if kind == "stall" {
+			p.batchEnd = 0
+		} else {
+			from := w.k.Now()
+			if *on {
+				from = *until
+			}
+			p.batchEnd += end - from
+		}
+	}
 	w.blockApp(p, func() { *on = true })
 	*until = end
 	w.syncProcess(p)
@@ -162,6 +177,10 @@ func (w *world) block(p *process, on *bool, until *time.Duration, kind string, d
 			return
 		}
 		*on = false
+		if !p.inBatch() {
+			// The loop was blocked in poll(), or a stall ends in one.
+			w.polled(p)
+		}
 		if wake != nil {
 			wake()
 		}

@@ -102,6 +102,9 @@ type ownership struct {
 	// alloc is the records/s of the process's capacity this partition
 	// gets (see allocate).
 	alloc float64
+	// behind is how many records the owner's own position is behind the
+	// end of the partition: what its fetches can still hand it.
+	behind float64
 }
 
 type partLedger struct {
@@ -253,8 +256,10 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 		}
 	}
 	// Records processed by each running owner: the lag-driving owner drains
-	// the backlog at its share; any other (zombie) owner re-reads at the
-	// production rate. Both count as uncommitted work.
+	// the backlog at its share; any other (zombie) owner works through
+	// what its own position is behind, at its share of its processing
+	// rate, and then keeps up with production. Both count as uncommitted
+	// work.
 	newLag := l.lagAt(p, t)
 	drained := p.sinceLag + p.rate*full - newLag
 	if owner >= 0 {
@@ -267,13 +272,19 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	l.observePartition(p, newLag, t)
 	for i := range p.owners {
 		o := &p.owners[i]
-		if !l.procs[o.proc].running() || o.revoking {
-			continue
-		}
-		if i == owner {
+		pr := l.procs[o.proc]
+		switch {
+		case i == owner:
 			o.uncommitted += drained
-		} else {
-			o.uncommitted += p.rate * full
+			o.behind = newLag
+		case !pr.running() || o.revoking:
+			o.behind += p.rate * full
+		default:
+			// A zombie's capacity for the partition is its max-min share
+			// (share.go), which counts what its position is behind.
+			done := min(o.alloc*full, o.behind+p.rate*full)
+			o.uncommitted += done
+			o.behind += p.rate*full - done
 		}
 	}
 	p.since, p.sinceLag = t, newLag
@@ -567,7 +578,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 				p.moves++
 			}
 			p.lastOwner = proc
-			p.owners = append(p.owners, ownership{proc: proc})
+			p.owners = append(p.owners, ownership{proc: proc, behind: l.lagAt(p, l.now())})
 			pr.owned = append(pr.owned, idx)
 		}
 		slices.Sort(pr.owned)
@@ -620,6 +631,38 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 	})
 	if dup > 0 {
 		l.duplicateReleases = append(l.duplicateReleases, duplicateRelease{at: l.now(), records: dup})
+	}
+}
+
+// HeldBatch records that proc's application goes on for d processing the
+// records of tps it already holds, although the client has let go of them:
+// a consumer-protocol client without a listener loses its partitions on
+// its background thread when it learns it was fenced, while the
+// application finishes the batch its last poll() returned. Those records
+// are zombie processing, and uncommitted: Release counts them as
+// duplicates. Call it just before Release.
+func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration) {
+	pr := l.procs[proc]
+	if d <= 0 || pr.member > 0 || !pr.running() || l.now() < l.windowStart {
+		return
+	}
+	for _, idx := range l.indexes(tps) {
+		l.advance(idx)
+		o := l.ownershipOf(idx, proc)
+		if o == nil || o.revoking {
+			continue
+		}
+		done := min(o.alloc*sec(d), o.behind)
+		o.uncommitted += done
+		o.behind -= done
+		p := l.parts[idx]
+		p.zombieSec += d
+		if !slices.Contains(l.zombieMembers, pr.name) {
+			l.zombieMembers = append(l.zombieMembers, pr.name)
+		}
+		if !l.zombieSeen || l.now() < l.firstZombie {
+			l.zombieSeen, l.firstZombie = true, l.now()
+		}
 	}
 }
 
@@ -692,6 +735,19 @@ func (l *ledger) BadPartitions() []string {
 		}
 	}
 	return out
+}
+
+// Backlog is how many records proc's fetches can hand it now: Σ over the
+// partitions it owns of how far its position is behind their end.
+func (l *ledger) Backlog(proc int) float64 {
+	total := 0.0
+	for _, idx := range l.procs[proc].owned {
+		l.advance(idx)
+		if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
+			total += o.behind
+		}
+	}
+	return total
 }
 
 // Owns reports whether proc owns anything.

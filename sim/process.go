@@ -70,6 +70,21 @@ type process struct {
 	finishAfterPause func()
 	appBlocked       time.Duration // when the application thread last stopped polling
 
+	// The poll loop (see pollLoop): the application thread processes the
+	// batch its last poll() returned until batchEnd, and handles nothing
+	// else meanwhile. pollAnchor is a poll() known to have happened
+	// (hasAnchor), from which the loop of a saturated member keeps its
+	// phase; freeAt is an instant at which the thread is known to be in
+	// poll(), so that every input of that instant is handled in it.
+	batchEnd, pollAnchor, freeAt time.Duration
+	hasAnchor                    bool
+	// batchDueAt is when the poll() ending the current batch is scheduled
+	// to run what waits for it, if anything does.
+	batchDueAt time.Duration
+	// bgCallback is set while the background thread runs a callback for a
+	// consumer without a rebalance listener.
+	bgCallback bool
+
 	autoCommit eventID
 	// autoCommitIdle is set while auto-commit ticks are stopped because
 	// the member owns nothing; startedAt anchors their cadence.
@@ -78,6 +93,10 @@ type process struct {
 	closeDue       eventID
 
 	pollRng *rand.Rand
+	// recordRng draws record processing times; records samples them for
+	// the current incarnation when record_processing_time is set.
+	recordRng *rand.Rand
+	records   *sampler
 
 	idleTotal time.Duration
 	// lanes is the member's swim-lane history, in time order.
@@ -89,8 +108,12 @@ type process struct {
 }
 
 func (p *process) appRunnable() bool {
-	return p.alive && !p.paused && !p.stalled && !p.appBusy
+	return p.alive && !p.paused && !p.stalled && !p.appBusy && !p.inBatch()
 }
+
+// inBatch reports whether the application thread is processing the
+// records its last poll() returned.
+func (p *process) inBatch() bool { return p.w.k.Now() < p.batchEnd }
 
 func (p *process) bgRunnable() bool { return p.alive && !p.paused }
 
@@ -121,7 +144,12 @@ func (w *world) startProcess(p *process) {
 	p.alive, p.paused, p.stalled, p.appBusy, p.closing, p.catchingUp = true, false, false, false, false, false
 	p.startedAt, p.autoCommitIdle = w.k.Now(), false
 	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
-	w.ledger.procs[p.idx].rate = cfg.ProcessingRate
+	p.batchEnd, p.hasAnchor, p.freeAt, p.batchDueAt, p.bgCallback = 0, false, -1, -1, false
+	w.ledger.procs[p.idx].rate = cfg.Rate()
+	p.records = nil
+	if cfg.RecordProcessingTime.Kind != "" {
+		p.records = newSampler(cfg.RecordProcessingTime, p.recordRng)
+	}
 	w.replicasChanged(+1)
 	w.syncProcess(p)
 	w.refreshRequired()
@@ -192,6 +220,7 @@ func (w *world) stopProcess(p *process, clean bool) {
 	w.k.Cancel(p.closeDue)
 	p.alive, p.client, p.closing, p.catchingUp = false, nil, false, false
 	p.paused, p.stalled, p.appBusy, p.finishAfterPause = false, false, false, nil
+	p.batchEnd, p.hasAnchor, p.bgCallback = 0, false, false
 	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
 	p.incarnation++ // nothing addressed to the old life is delivered
 	w.replicasChanged(-1)

@@ -145,6 +145,11 @@ type Callback struct {
 	Commit bool
 	// Token is handed back in CallbackDone.
 	Token int
+	// Thread runs the callback: the application thread inside poll() (a
+	// rebalance listener), or, for a consumer-protocol client without a
+	// listener, the background thread, which revokes, commits and
+	// acknowledges without waiting for poll().
+	Thread Thread
 }
 
 // NoteKind names a fact a model reports for metrics and the trace.
@@ -287,6 +292,9 @@ type CommitGate interface {
 type CoordinatorEnv struct {
 	Now      time.Duration
 	Metadata []kafka.Topic
+	// Release is the Kafka release the broker runs ("4.0" … "4.3"; ""
+	// is DefaultKafkaVersion), for the behaviours that differ.
+	Release string
 }
 
 // GroupCoordinator is the broker-side model of one group.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"time"
 )
 
@@ -11,6 +12,9 @@ type Scenario struct {
 	Name        string
 	Description string
 	Seed        uint64
+	// KafkaVersion is the Kafka release whose behaviours and defaults the
+	// run follows (KafkaVersions); "" is DefaultKafkaVersion.
+	KafkaVersion string
 	// Duration is the simulated horizon.
 	Duration time.Duration
 	// Protocols names the models to run (eager, cooperative, nextgen).
@@ -103,6 +107,51 @@ type Distribution struct {
 	P99    time.Duration
 }
 
+// String describes the distribution ("lognormal median 2ms, p99 20ms").
+func (d Distribution) String() string {
+	switch d.Kind {
+	case DistConstant:
+		return "constant " + d.Value.String()
+	case DistUniform:
+		return "uniform " + d.Min.String() + "–" + d.Max.String()
+	case DistLogNormal:
+		return "lognormal median " + d.Median.String() + ", p99 " + d.P99.String()
+	case "":
+		if d.Value != 0 {
+			return "constant " + d.Value.String()
+		}
+		return ""
+	}
+	return string(d.Kind)
+}
+
+// Mean is the distribution's mean: a lognormal's is its median times
+// exp(sigma²/2), with sigma from the p99 as the sampler takes it.
+func (d Distribution) Mean() time.Duration {
+	switch d.Kind {
+	case DistUniform:
+		return (d.Min + d.Max) / 2
+	case DistLogNormal:
+		if d.P99 <= d.Median || d.Median <= 0 {
+			return d.Median
+		}
+		sigma := math.Log(float64(d.P99)/float64(d.Median)) / z99
+		return time.Duration(float64(d.Median) * math.Exp(sigma*sigma/2))
+	}
+	return d.Value
+}
+
+// Rate is the records per second the member processes: the inverse of
+// the mean record time when one is drawn, processing_rate otherwise.
+func (c *ConsumerConfig) Rate() float64 {
+	if c.RecordProcessingTime.Kind != "" {
+		if mean := c.RecordProcessingTime.Mean(); mean > 0 {
+			return float64(time.Second) / float64(mean)
+		}
+	}
+	return c.ProcessingRate
+}
+
 // GroupConfig holds the broker-side settings of the group coordinator.
 // Zero values mean Kafka's default (see DefaultGroupConfig), except for
 // InitialRebalanceDelay, where zero means no delay; the YAML loader fills in
@@ -128,6 +177,33 @@ type GroupConfig struct {
 	MaxSessionTimeout time.Duration
 	// MaxSize is group.max.size / group.consumer.max.size; 0 = unlimited.
 	MaxSize int
+}
+
+// KafkaVersions lists the Kafka releases a scenario may name.
+func KafkaVersions() []string { return []string{"4.0", "4.1", "4.2", "4.3"} }
+
+// DefaultKafkaVersion is the release a scenario follows unless it names one.
+const DefaultKafkaVersion = "4.3"
+
+// ReleaseAtLeast reports whether Kafka release version ("" is
+// DefaultKafkaVersion) is min or later. Releases are "4.N", so they
+// compare as strings.
+func ReleaseAtLeast(version, min string) bool {
+	if version == "" {
+		version = DefaultKafkaVersion
+	}
+	return version >= min
+}
+
+// VersionAssignmentInterval is the default of
+// group.consumer.assignment.interval.ms in a Kafka release: KIP-1263
+// (4.3) batches target-assignment computation, by default at most once a
+// second; before it the target was recomputed on every epoch bump.
+func VersionAssignmentInterval(version string) time.Duration {
+	if ReleaseAtLeast(version, "4.3") {
+		return time.Second
+	}
+	return 0
 }
 
 // DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3;
@@ -181,6 +257,9 @@ type ConsumerSettings struct {
 
 	// ProcessingRate is the records per second the member can process.
 	ProcessingRate *float64
+	// RecordProcessingTime is the time the application takes per record,
+	// drawn per record; when set it decides the processing rate.
+	RecordProcessingTime *Distribution
 	// CommitLatency is the time a synchronous offset commit takes (before revocation).
 	CommitLatency *time.Duration
 	// CommitOnRevoke makes the application's onPartitionsRevoked commit
@@ -191,6 +270,12 @@ type ConsumerSettings struct {
 	RevokeCallback *time.Duration
 	AssignCallback *time.Duration
 	LostCallback   *time.Duration
+	// RebalanceListener says the application registered a
+	// ConsumerRebalanceListener. The consumer protocol's client runs
+	// rebalance callbacks on the application thread, in poll(), only
+	// when there is one; without one its background thread revokes and
+	// acknowledges. The classic client runs them in poll() either way.
+	RebalanceListener *bool
 	// Subscription is the topics the member subscribes to; nil = every topic.
 	Subscription *[]string
 	// CloseMembership is the GroupMembershipOperation the application
@@ -215,13 +300,17 @@ type ConsumerConfig struct {
 	MetadataMaxAge     time.Duration
 	MaxPollRecords     int
 	ProcessingRate     float64
-	CommitLatency      time.Duration
-	CommitOnRevoke     bool
-	RevokeCallback     time.Duration
-	AssignCallback     time.Duration
-	LostCallback       time.Duration
-	Subscription       []string
-	CloseMembership    string // default | leave_group | remain_in_group
+	// RecordProcessingTime, when its Kind is set, is drawn per record;
+	// ProcessingRate is then its mean's inverse (see Rate).
+	RecordProcessingTime Distribution
+	CommitLatency        time.Duration
+	CommitOnRevoke       bool
+	RevokeCallback       time.Duration
+	AssignCallback       time.Duration
+	LostCallback         time.Duration
+	RebalanceListener    bool
+	Subscription         []string
+	CloseMembership      string // default | leave_group | remain_in_group
 }
 
 // EventKind names a scenario disturbance.

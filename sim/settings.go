@@ -28,6 +28,9 @@ const (
 	KindDuration      // a Go duration with a unit: 45s, 250ms
 	KindInt           // a whole number
 	KindNumber        // any number
+	// KindDistribution is a distribution of durations: a duration
+	// (constant) or {dist: constant|uniform|lognormal, ...}.
+	KindDistribution
 )
 
 // Rule names the check a setting's value must pass. The scenario loader
@@ -50,6 +53,9 @@ const (
 	RuleServerAssignorOrNone
 	RuleName   // Kafka's rule for names: 1 to MaxNameLength of a-z A-Z 0-9 . _ -
 	RuleTopics // declared topics, each once
+	// RuleDistribution is a well-formed distribution of durations that are
+	// not negative.
+	RuleDistribution
 )
 
 // MaxNameLength is Kafka's limit on topic names and group.instance.id
@@ -109,6 +115,8 @@ func (s Setting) RuleText() string {
 		return "1 to " + strconv.Itoa(MaxNameLength) + " of a-z A-Z 0-9 . _ -"
 	case RuleTopics:
 		return "declared topics, each once"
+	case RuleDistribution:
+		return "a duration, or {dist: uniform, min, max} or {dist: lognormal, median, p99}"
 	}
 	return ""
 }
@@ -129,6 +137,8 @@ func Format(v any) string {
 		return strconv.Itoa(v)
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
+	case Distribution:
+		return v.String()
 	}
 	panic("sim: a setting of unknown type") // every row's type is listed above
 }
@@ -279,6 +289,9 @@ var consumerSettingTable = sync.OnceValue(func() []ConsumerSetting {
 		consumer(Setting{Key: "processing_rate", Kind: KindNumber, Rule: RulePositive, Unit: "records/s",
 			Meaning: "records per second the member can process"},
 			2000.0, func(cs *ConsumerSettings) **float64 { return &cs.ProcessingRate }, func(c *ConsumerConfig) *float64 { return &c.ProcessingRate }),
+		consumer(Setting{Key: "record_processing_time", Kind: KindDistribution, Rule: RuleDistribution, Zero: "none: processing_rate",
+			Meaning: "time the application takes per record, drawn for each record from the seed; when set, the member's processing rate is its mean's inverse"},
+			Distribution{}, func(cs *ConsumerSettings) **Distribution { return &cs.RecordProcessingTime }, func(c *ConsumerConfig) *Distribution { return &c.RecordProcessingTime }),
 		consumer(Setting{Key: "commit_latency", Kind: KindDuration, Rule: RuleNonNegative,
 			Meaning: "time a synchronous offset commit takes (before a revocation completes)"},
 			5*time.Millisecond, func(cs *ConsumerSettings) **time.Duration { return &cs.CommitLatency }, func(c *ConsumerConfig) *time.Duration { return &c.CommitLatency }),
@@ -294,6 +307,9 @@ var consumerSettingTable = sync.OnceValue(func() []ConsumerSetting {
 		consumer(Setting{Key: "lost_callback", Kind: KindDuration, Rule: RuleNonNegative,
 			Meaning: "time the application spends in onPartitionsLost"},
 			time.Duration(0), func(cs *ConsumerSettings) **time.Duration { return &cs.LostCallback }, func(c *ConsumerConfig) *time.Duration { return &c.LostCallback }),
+		consumer(Setting{Key: "rebalance_listener", Kind: KindBool,
+			Meaning: "the application registered a rebalance listener: the consumer protocol's callbacks then wait for poll(); without one its background thread revokes and acknowledges"},
+			false, func(cs *ConsumerSettings) **bool { return &cs.RebalanceListener }, func(c *ConsumerConfig) *bool { return &c.RebalanceListener }),
 		consumerRow[[]string]{Setting: Setting{Key: "subscription", Kind: KindStrings, Rule: RuleTopics,
 			Meaning: "the topics the member subscribes to; default: every topic"},
 			layer:  func(cs *ConsumerSettings) **[]string { return &cs.Subscription },

@@ -121,6 +121,8 @@ func sample(k Kind) any {
 		return 7
 	case KindNumber:
 		return 1.5
+	case KindDistribution:
+		return Distribution{Kind: DistConstant, Value: time.Millisecond}
 	}
 	return "x"
 }

@@ -45,7 +45,12 @@ func (l *ledger) allocateAt(proc int, t time.Duration) {
 		}
 		p := l.parts[idx]
 		need := p.rate
+		// A partition with lag takes any amount; so does one this
+		// process holds as a zombie beside the owner that drives the
+		// lag, while its own position is behind the end (ownership.behind).
 		if l.lagAt(p, t) > 0 {
+			need = math.Inf(1)
+		} else if d := l.processingOwner(p, idx); o.behind > 0 && (d < 0 || p.owners[d].proc != proc) {
 			need = math.Inf(1)
 		}
 		ds = append(ds, demand{o, need, idx})

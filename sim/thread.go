@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -37,6 +38,9 @@ func (w *world) stepClient(p *process, t Thread, in clientInput) {
 	if !p.alive {
 		return
 	}
+	if t == AppThread {
+		w.pollLoop(p)
+	}
 	if p.runnable(t) {
 		w.runClient(p, in)
 		return
@@ -48,6 +52,7 @@ func (w *world) stepClient(p *process, t Thread, in clientInput) {
 		p.bgInbox = append(p.bgInbox, q)
 	} else {
 		p.appInbox = append(p.appInbox, q)
+		w.armPoll(p)
 	}
 }
 
@@ -76,20 +81,113 @@ func (w *world) runClient(p *process, in clientInput) {
 	w.release(out)
 }
 
-// schedulePoll arranges the application thread's next poll(). A running
-// poll loop reaches poll() once it has processed its current batch, so the
-// delay is drawn up to the time one batch takes.
+// schedulePoll arranges the application thread's next poll(). A thread in
+// poll() (caught up, or just done with the previous batch) polls again at
+// once; one processing a batch polls when the batch is done, like any
+// input that waits for it.
 func (w *world) schedulePoll(p *process) {
 	if p.pollPending {
 		return
 	}
 	p.pollPending = true
-	batch := time.Duration(float64(p.cfg.MaxPollRecords) / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
-	batch = min(batch, time.Second)
-	delay := time.Duration(p.pollRng.Int64N(int64(batch) + 1))
 	e := w.polls.get()
 	e.p, e.incarnation = p, p.incarnation
-	w.k.schedule(w.k.Now()+delay, e)
+	w.k.schedule(w.k.Now(), e)
+}
+
+// pollLoop brings the application thread's poll loop up to now, the way
+// ClassicKafkaConsumer.poll and AsyncKafkaConsumer.poll run it: poll()
+// returns up to max_poll_records of what is fetched for the member's
+// partitions, the application processes them, and calls poll() again
+// when it is done. Everything the client does in poll() (joining, acting
+// on JoinGroup and SyncGroup responses, onJoinComplete and its callbacks,
+// the listener callbacks of the consumer protocol) waits for that.
+//
+// The loop is not stepped batch by batch: a member with no backlog is in
+// poll() waiting for records, and acts on an input at once; a member with
+// a backlog is inside a batch whose bounds are worked out when something
+// needs the thread. Its batches follow each other back to back from the
+// last poll() known to have happened (pollAnchor), or, with none, the
+// input lands at a uniformly drawn point of a batch (the residual time of
+// a batch in progress). The ledger meanwhile counts the member as
+// processing at its rate (processing_rate, or the inverse of the mean
+// record_processing_time), so lag and downtime do not depend on where the
+// batch boundaries fall.
+func (w *world) pollLoop(p *process) {
+	now := w.k.Now()
+	if !p.alive || p.paused || p.stalled || p.appBusy || p.inBatch() || now == p.freeAt {
+		return
+	}
+	n := min(float64(p.cfg.MaxPollRecords), math.Floor(w.ledger.Backlog(p.idx)))
+	if n < 1 {
+		// Caught up: the thread waits in poll() for records, and a
+		// response or a timer wakes it (ConsumerNetworkClient.poll).
+		p.freeAt, p.hasAnchor = now, false
+		return
+	}
+	batch := w.batchTime(p, int(n))
+	if batch <= 0 {
+		p.freeAt, p.hasAnchor = now, false
+		return
+	}
+	var start time.Duration
+	if p.hasAnchor && p.pollAnchor <= now {
+		start = p.pollAnchor + (now-p.pollAnchor)/batch*batch
+	} else {
+		start = now - time.Duration(p.pollRng.Int64N(int64(batch)))
+	}
+	if start == now {
+		// The poll() that starts this batch is now: it handles the input.
+		w.polled(p)
+		return
+	}
+	p.batchEnd, p.pollAnchor, p.hasAnchor = start+batch, start+batch, true
+	// The poll timer (max.poll.interval.ms) runs from the poll() that
+	// returned the batch.
+	p.appBlocked = start
+}
+
+// batchTime is how long the application takes to process n records: each
+// drawn from record_processing_time when it is set, else n at
+// processing_rate.
+func (w *world) batchTime(p *process, n int) time.Duration {
+	if p.records == nil {
+		return time.Duration(float64(n) / max(p.cfg.ProcessingRate, 1) * float64(time.Second))
+	}
+	var d time.Duration
+	for range n {
+		d += p.records.Sample()
+	}
+	return d
+}
+
+// armPoll makes sure that the poll() ending the current batch runs what
+// waits for it: queued inputs, a poll asked for, callbacks.
+func (w *world) armPoll(p *process) {
+	if !p.inBatch() || p.batchDueAt == p.batchEnd {
+		return
+	}
+	p.batchDueAt = p.batchEnd
+	inc, at := p.incarnation, p.batchEnd
+	w.k.At(at, func() {
+		if p.incarnation != inc || p.batchDueAt != at {
+			return
+		}
+		p.batchDueAt = -1
+		if p.inBatch() {
+			// A pause or a stall moved the end of the batch.
+			w.armPoll(p)
+			return
+		}
+		w.polled(p)
+		w.drain(p)
+	})
+}
+
+// polled notes a poll() the application thread made now: inputs of this
+// instant are handled in it, and the loop's phase runs from it.
+func (w *world) polled(p *process) {
+	p.freeAt, p.pollAnchor, p.hasAnchor = w.k.Now(), w.k.Now(), true
 }
 
 // pollDue is the event of an incarnation's next poll(). Like deliveries,
@@ -107,15 +205,30 @@ func (e *pollDue) fire() {
 	}
 }
 
-// runCallbacks starts the next queued callback if the application thread
-// is free. Callbacks run one at a time, like listener invocations in poll().
+// runCallbacks starts the next queued callback if its thread is free.
+// Callbacks run one at a time, like listener invocations in poll(); those
+// of a consumer without a rebalance listener run on the background thread
+// (the consumer protocol's membership manager revokes and acknowledges
+// there) and need not wait for poll().
 func (w *world) runCallbacks(p *process) {
-	if len(p.callbacks) == 0 || !p.appRunnable() {
+	if len(p.callbacks) == 0 || p.appBusy || p.bgCallback {
 		return
 	}
 	cb := p.callbacks[0]
+	if cb.Thread == BackgroundThread {
+		if !p.bgRunnable() {
+			return
+		}
+		p.bgCallback = true
+	} else {
+		w.pollLoop(p)
+		if !p.appRunnable() {
+			w.armPoll(p)
+			return
+		}
+		w.blockApp(p, func() { p.appBusy = true })
+	}
 	p.callbacks = p.callbacks[1:]
-	w.blockApp(p, func() { p.appBusy = true })
 	started := w.k.Now()
 	var d time.Duration
 	switch cb.Kind {
@@ -124,14 +237,28 @@ func (w *world) runCallbacks(p *process) {
 		if p.commitsBefore(cb) {
 			d += p.cfg.CommitLatency
 		}
-		d += p.cfg.RevokeCallback
+		if cb.Thread == AppThread {
+			d += p.cfg.RevokeCallback
+		}
 	case CallbackAssigned:
 		w.ledger.Assign(p.idx, cb.Partitions)
 		w.resumeAutoCommit(p)
-		d += p.cfg.AssignCallback
+		if cb.Thread == AppThread {
+			d += p.cfg.AssignCallback
+		}
 	case CallbackLost:
+		if cb.Thread == BackgroundThread {
+			// The application finishes the batch it holds, records of
+			// the lost partitions included, before its next poll().
+			w.pollLoop(p)
+			if p.inBatch() {
+				w.ledger.HeldBatch(p.idx, cb.Partitions, min(p.batchEnd, w.sc.Duration)-w.k.Now())
+			}
+		}
 		w.ledger.Release(p.idx, cb.Partitions, false, false)
-		d += p.cfg.LostCallback
+		if cb.Thread == AppThread {
+			d += p.cfg.LostCallback
+		}
 	}
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "callback_start", Member: p.name, Detail: fmt.Sprintf("%s %v", cb.Kind, cb.Partitions)})
@@ -159,7 +286,17 @@ func (w *world) finishCallback(p *process, cb Callback, started time.Duration) {
 	if w.traceOn() {
 		w.emit(traceRecord{Event: "callback_end", Member: p.name, Detail: fmt.Sprintf("%s %v", cb.Kind, cb.Partitions)})
 	}
-	p.appBusy = false
+	if cb.Thread == BackgroundThread {
+		p.bgCallback = false
+	} else {
+		p.appBusy = false
+		// The callbacks ran inside poll(): what else this instant brings
+		// is handled in the same poll(). The loop's phase is not kept
+		// from here: members handed their partitions at one instant do
+		// not go on in lockstep, since fetch times and record times
+		// differ, so the next batch boundary is drawn when needed.
+		p.freeAt, p.hasAnchor = w.k.Now(), false
+	}
 	out := w.effects()
 	p.client.CallbackDone(w.clientEnv(p), cb, out)
 	w.applyClient(p, out)
@@ -195,4 +332,7 @@ func (w *world) drain(p *process) {
 		w.runQueued(p, q)
 	}
 	w.runCallbacks(p)
+	if len(p.appInbox) > 0 || len(p.callbacks) > 0 {
+		w.armPoll(p)
+	}
 }

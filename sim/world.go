@@ -235,6 +235,8 @@ func (w *world) checkConvergence() {
 }
 
 func (w *world) clientEnv(p *process) ClientEnv {
+	// Where the poll loop is decides when the application last polled.
+	w.pollLoop(p)
 	last := w.k.Now()
 	if !p.appRunnable() {
 		last = p.appBlocked
@@ -243,7 +245,7 @@ func (w *world) clientEnv(p *process) ClientEnv {
 }
 
 func (w *world) coordEnv() CoordinatorEnv {
-	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata}
+	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata, Release: w.sc.KafkaVersion}
 }
 
 func (w *world) applyClient(p *process, out *Effects) {
@@ -381,7 +383,7 @@ func (w *world) setDerived(p *process, ready, idle bool) {
 func (w *world) update(p *process) {
 	lp := w.ledger.procs[p.idx]
 	// The process's own flags are tested before the client is asked.
-	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && p.client.Settled())
+	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && !p.bgCallback && p.client.Settled())
 	now := w.k.Now()
 	rebalancing := p.client != nil && p.client.Rebalancing()
 	owns := w.ledger.Owns(p.idx)

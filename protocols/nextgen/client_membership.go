@@ -59,7 +59,15 @@ func (c *Client) invoke(env sim.ClientEnv, out *sim.Effects, kind sim.CallbackKi
 		return
 	}
 	c.nextToken++
-	out.Callbacks = append(out.Callbacks, sim.Callback{Kind: kind, Partitions: parts.Partitions(), Commit: kind == sim.CallbackRevoked, Token: c.nextToken})
+	// Without a rebalance listener there is nothing for the application
+	// thread to run: ConsumerMembershipManager's invokeOnPartitions*Callback
+	// complete at once on the background thread, after the commit before
+	// revocation (maybeAutoCommitSyncBeforeRevocation).
+	thread := sim.BackgroundThread
+	if c.cfg.RebalanceListener {
+		thread = sim.AppThread
+	}
+	out.Callbacks = append(out.Callbacks, sim.Callback{Kind: kind, Partitions: parts.Partitions(), Commit: kind == sim.CallbackRevoked, Token: c.nextToken, Thread: thread})
 	then.token = c.nextToken
 	c.pending = append(c.pending, then)
 }

@@ -9,7 +9,9 @@ import (
 )
 
 // A member joins an unused group: the coordinator turns it into a consumer
-// group, bumps the epoch to 1 and hands the member every partition.
+// group, bumps the epoch and hands the member every partition. Under Kafka
+// 4.3, the default release, a new group starts at epoch 1 (KAFKA-20268),
+// so the first assignment is epoch 2.
 func ExampleCoordinator() {
 	coord := nextgen.NewCoordinator(sim.ResolveGroupConfig(sim.GroupConfig{}))
 	env := sim.CoordinatorEnv{Now: 0, Metadata: []kafka.Topic{{Name: "orders", Partitions: 3}}}
@@ -20,7 +22,7 @@ func ExampleCoordinator() {
 	}, &out)
 	r := out.Sends[0].Msg.(nextgen.ConsumerGroupHeartbeatResponse)
 	fmt.Println(r.ErrorCode, r.MemberID, r.MemberEpoch, r.Assignment, coord.State())
-	// Output: NONE c1-1 1 orders[0 1 2] STABLE
+	// Output: NONE c1-1 2 orders[0 1 2] STABLE
 }
 
 // A consumer joins on its first poll with a full heartbeat at epoch 0.

@@ -74,7 +74,7 @@ func (c *Coordinator) getOrMaybeCreateConsumerGroup(env sim.CoordinatorEnv, crea
 	case !createIfNotExists:
 		return GroupIDNotFound
 	case c.classic.GroupState() == classic.Empty:
-		c.deleteEmptyClassicGroup(out)
+		c.deleteEmptyClassicGroup(env, out)
 		return None
 	case c.validateOnlineUpgrade():
 		c.convertToConsumerGroup(env, out)

@@ -28,9 +28,18 @@ func (c *Coordinator) downgradeAllowed() bool {
 
 // deleteEmptyClassicGroup replaces an empty classic group by a new consumer
 // group (maybeDeleteEmptyClassicGroup); this is always allowed.
-func (c *Coordinator) deleteEmptyClassicGroup(out *sim.Effects) {
+func (c *Coordinator) deleteEmptyClassicGroup(env sim.CoordinatorEnv, out *sim.Effects) {
 	c.classic.CancelTimers(out)
-	c.becomeConsumer(newConsumerGroup(c.cfg, c.assignors), out)
+	g := newConsumerGroup(c.cfg, c.assignors)
+	// From Kafka 4.3 a new group starts at epoch 1 with an empty target
+	// of epoch 1 (KAFKA-20268: GroupMetadataManager initializes groups at
+	// epoch 1 so that the first computed assignment is epoch 2, and a
+	// member joining a new group reconciles towards the empty epoch 1
+	// while it waits for it); before, at epoch 0.
+	if sim.ReleaseAtLeast(env.Release, "4.3") {
+		g.groupEpoch, g.targetEpoch = 1, 1
+	}
+	c.becomeConsumer(g, out)
 }
 
 // validateOnlineUpgrade: the policy must allow it and the group must fit

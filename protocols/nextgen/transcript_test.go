@@ -56,10 +56,12 @@ type coordHarness struct {
 	now      time.Duration
 	metadata []kafka.Topic
 	timers   transcript.Timers
+	// release is the Kafka release the broker runs.
+	release string
 }
 
 func (h *coordHarness) env() sim.CoordinatorEnv {
-	return sim.CoordinatorEnv{Now: h.now, Metadata: h.metadata}
+	return sim.CoordinatorEnv{Now: h.now, Metadata: h.metadata, Release: h.release}
 }
 
 // apply prints the effects and keeps the timers.
@@ -109,8 +111,9 @@ func newGroupConfig(t *testing.T, d *datadriven.TestData) sim.GroupConfig {
 			cfg.MigrationPolicy = a.Str(arg.Key, "")
 		case "max_size":
 			cfg.MaxSize = int(a.Int32(arg.Key, 0))
+		case "release":
 		default:
-			d.Fatalf(t, "new-group: unknown setting %q (known: initial_rebalance_delay, heartbeat_interval, session_timeout, assignment_interval, assignor, migration_policy, max_size)", arg.Key)
+			d.Fatalf(t, "new-group: unknown setting %q (known: initial_rebalance_delay, heartbeat_interval, session_timeout, assignment_interval, assignor, migration_policy, max_size, release)", arg.Key)
 		}
 	}
 	return cfg
@@ -126,12 +129,14 @@ func (h *coordHarness) do(t *testing.T, d *datadriven.TestData) string {
 	case "new-group":
 		// new-group [initial_rebalance_delay=<dur>] [heartbeat_interval=<dur>]
 		//   [session_timeout=<dur>] [assignment_interval=<dur>] [assignor=<name>]
-		//   [migration_policy=<policy>] [max_size=<n>]
+		//   [migration_policy=<policy>] [max_size=<n>] [release=<4.N>]
 		// Example: new-group migration_policy=disabled
 		// A coordinator over Kafka's broker defaults, with the settings
 		// given (the scenario file's group keys), and topic orders with 6
-		// partitions.
+		// partitions. The broker runs Kafka 4.0 unless release says
+		// otherwise: the transcripts follow 4.0's GroupMetadataManager.
 		h.c = NewCoordinator(newGroupConfig(t, d))
+		h.release = a.Str("release", "4.0")
 		h.metadata = []kafka.Topic{{Name: "orders", Partitions: 6}}
 		return ""
 	case "hb":
