@@ -77,10 +77,10 @@ func DefaultScaleDown() ScalingRules {
 		Policies: []ScalingPolicy{{Percent: true, Value: 100, Period: 15 * time.Second}}}
 }
 
-// KEDALag is what KEDA's Kafka scaler reports: the total lag, capped at
+// kedaLag is what KEDA's Kafka scaler reports: the total lag, capped at
 // partitions × lagThreshold unless idle consumers are allowed
 // (kafka_scaler.go, getTotalLag).
-func KEDALag(total float64, partitions int, threshold float64, allowIdle bool) float64 {
+func kedaLag(total float64, partitions int, threshold float64, allowIdle bool) float64 {
 	total = math.Floor(total)
 	if !allowIdle && threshold > 0 && total/threshold > float64(partitions) {
 		return float64(partitions) * threshold
@@ -88,12 +88,12 @@ func KEDALag(total float64, partitions int, threshold float64, allowIdle bool) f
 	return total
 }
 
-// HPADesired is the HPA's replica count for an AverageValue metric
+// hpaDesired is the HPA's replica count for an AverageValue metric
 // (replica_calculator.go, GetExternalPerPodMetricReplicas): the usage
 // ratio is metric / (target × current); within the tolerance of 1 the
 // count stays, otherwise it is ceil(metric / target), the same as
 // ceil(current × ratio).
-func HPADesired(current int, metric, target, tolerance float64) int {
+func hpaDesired(current int, metric, target, tolerance float64) int {
 	if current <= 0 || target <= 0 {
 		return current
 	}
@@ -282,9 +282,9 @@ func (a *autoscaler) poll() {
 	for _, t := range w.metadata {
 		partitions += int(t.Partitions)
 	}
-	lag := KEDALag(w.ledger.totalLag(now), partitions, a.spec.LagThreshold, a.spec.AllowIdleConsumers)
+	lag := kedaLag(w.ledger.totalLag(now), partitions, a.spec.LagThreshold, a.spec.AllowIdleConsumers)
 	current := len(a.pods)
-	desired := HPADesired(current, lag, a.spec.LagThreshold, a.spec.Tolerance)
+	desired := hpaDesired(current, lag, a.spec.LagThreshold, a.spec.Tolerance)
 	next := a.hpa.decide(now, current, desired)
 	a.history = append(a.history, ScaleDecision{At: sec(now), Lag: lag, Desired: desired, Replicas: next})
 	if next == current {

@@ -27,7 +27,7 @@ func TestResolveFenceposts(t *testing.T) {
 		{n(2), pct(50), 5, 2, 2, "a count and floor(2.5) = 2"},
 		{pct(100), pct(100), 7, 7, 7, "100% is the replica count"},
 	} {
-		s, u := ResolveFenceposts(c.surge, c.unavailable, c.replicas)
+		s, u := resolveFenceposts(c.surge, c.unavailable, c.replicas)
 		if s != c.wantS || u != c.wantU {
 			t.Errorf("surge %s, unavailable %s of %d: got %d, %d; want %d, %d (%s)",
 				c.surge, c.unavailable, c.replicas, s, u, c.wantS, c.wantU, c.why)
@@ -57,7 +57,7 @@ func TestHPADesired(t *testing.T) {
 		{3, 24001, 1000, 25, "ceil(24.001) = 25"},
 		{0, 5000, 1000, 0, "scaled to zero: the HPA does nothing"},
 	} {
-		if got := HPADesired(c.current, c.metric, c.want, 0.1); got != c.replicas {
+		if got := hpaDesired(c.current, c.metric, c.want, 0.1); got != c.replicas {
 			t.Errorf("current %d, metric %v, target %v: got %d, want %d (%s)", c.current, c.metric, c.want, got, c.replicas, c.why)
 		}
 	}
@@ -78,8 +78,8 @@ func TestKEDALag(t *testing.T) {
 		{20000.9, 24, false, 20000, "under the cap: the lag, in whole records"},
 		{24000, 24, false, 24000, "exactly at the cap"},
 	} {
-		if got := KEDALag(c.total, c.partitions, 1000, c.allowIdle); got != c.want {
-			t.Errorf("KEDALag(%v, %d, 1000, %v) = %v, want %v (%s)", c.total, c.partitions, c.allowIdle, got, c.want, c.why)
+		if got := kedaLag(c.total, c.partitions, 1000, c.allowIdle); got != c.want {
+			t.Errorf("kedaLag(%v, %d, 1000, %v) = %v, want %v (%s)", c.total, c.partitions, c.allowIdle, got, c.want, c.why)
 		}
 	}
 }

@@ -50,12 +50,12 @@ func (v IntOrPercent) Scaled(replicas int, roundUp bool) int {
 	return int(math.Floor(f))
 }
 
-// ResolveFenceposts turns max_surge and max_unavailable into pod counts as
+// resolveFenceposts turns max_surge and max_unavailable into pod counts as
 // Kubernetes' deployment util does: surge rounds up, unavailable rounds
 // down, and if both come to zero one pod may be unavailable, or the
 // rollout could never progress. (Both written as 0 is rejected by the
 // scenario loader, as the API server rejects it.)
-func ResolveFenceposts(surge, unavailable IntOrPercent, replicas int) (int, int) {
+func resolveFenceposts(surge, unavailable IntOrPercent, replicas int) (int, int) {
 	s := surge.Scaled(replicas, true)
 	u := unavailable.Scaled(replicas, false)
 	if s == 0 && u == 0 {
@@ -100,7 +100,7 @@ func (w *world) startRollout(ev Event) {
 			}
 		}
 		r.replicas = len(r.old)
-		r.surge, r.down = ResolveFenceposts(r.spec.MaxSurge, r.spec.MaxUnavailable, r.replicas)
+		r.surge, r.down = resolveFenceposts(r.spec.MaxSurge, r.spec.MaxUnavailable, r.replicas)
 		if r.spec.Kind == StatefulSet {
 			r.surge = 0
 		}
