@@ -3,9 +3,10 @@ package report
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -47,11 +48,10 @@ type SeedStat struct {
 }
 
 // empiricalQuantile is the smallest value of sorted with at least the
-// share p of the values at or below it.
+// share p of the values at or below it: gonum's empirical quantile, the
+// one a sweep's statistics use too (package sweeps).
 func empiricalQuantile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	k := int(math.Ceil(p*float64(n))) - 1
-	return sorted[min(max(k, 0), n-1)]
+	return stat.Quantile(p, stat.Empirical, sorted, nil)
 }
 
 // seedList is the seeds in order.
