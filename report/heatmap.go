@@ -54,7 +54,7 @@ func (l fillLook) solid() color.RGBA {
 // embedded in the SVG).
 func dots(l vg.Length) int { return max(1, int(math.Round(l.Dots(pngDPI)))) }
 
-// plotBinned draws rows as a heatmap over [0, l.end] on c's data area.
+// plotBinned draws rows as a heatmap over [l.start, l.end] on c's data area.
 // Time not covered by any bar (before a member starts, an unowned
 // partition) counts as white. A cell with any urgent time (two owners, a
 // fenced member still processing) is painted wholly in the urgent colour:
@@ -62,14 +62,14 @@ func dots(l vg.Length) int { return max(1, int(math.Round(l.Dots(pngDPI)))) }
 // place where a state is drawn longer than it lasted.
 func (l lanes) plotBinned(c draw.Canvas, p *plot.Plot) {
 	xf, _ := p.Transforms(&c)
-	x0, x1 := max(xf(0), c.Min.X), min(xf(l.end), c.Max.X)
+	x0, x1 := max(xf(l.start), c.Min.X), min(xf(l.end), c.Max.X)
 	if x1 <= x0 || len(l.rows) == 0 {
 		return
 	}
 	cols, height := dots(x1-x0), dots(c.Max.Y-c.Min.Y)
 	n := len(l.rows)
 	bins := min(n, height)
-	span := l.end / float64(cols)
+	span := (l.end - l.start) / float64(cols)
 	type cell struct {
 		r, g, b, w float64
 		urgent     color.RGBA
@@ -79,14 +79,14 @@ func (l lanes) plotBinned(c draw.Canvas, p *plot.Plot) {
 	for i, row := range l.rows {
 		b := i * bins / n
 		for _, bar := range row {
-			s, e := max(bar.start, 0), min(bar.end, l.end)
+			s, e := max(bar.start, l.start), min(bar.end, l.end)
 			if e <= s {
 				continue
 			}
 			col := bar.look.solid()
-			first, last := int(s/span), min(int(e/span), cols-1)
+			first, last := int((s-l.start)/span), min(int((e-l.start)/span), cols-1)
 			for k := first; k <= last; k++ {
-				lo, hi := max(s, float64(k)*span), min(e, float64(k+1)*span)
+				lo, hi := max(s, l.start+float64(k)*span), min(e, l.start+float64(k+1)*span)
 				ce := &grid[b*cols+k]
 				if bar.urgent {
 					ce.urgent, ce.hasUrgent = col, true

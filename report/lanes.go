@@ -36,13 +36,14 @@ const minBarWidth = vg.Length(72.0 / pngDPI)
 
 // lanes is a gonum/plot Plotter; row 0 is drawn at the top. Rows become a
 // binned heatmap when they outnumber what bars can show (binnedLanes).
+// Only the time from start to end (the measurement window) is drawn.
 type lanes struct {
-	rows [][]laneBar
-	end  float64
+	rows       [][]laneBar
+	start, end float64
 }
 
 func (l lanes) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return 0, l.end, -0.5, float64(len(l.rows)) - 0.5
+	return l.start, l.end, -0.5, float64(len(l.rows)) - 0.5
 }
 
 func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
@@ -74,8 +75,9 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 			y0, y1 := yf(y-half), yf(y+half)
 			for _, b := range row {
 				// A zero-length stretch (a rebalance the member went
-				// through without stopping) lasted nothing and is not drawn.
-				if layer(b) != want || b.end <= b.start {
+				// through without stopping) lasted nothing and is not
+				// drawn, nor is one outside the window.
+				if layer(b) != want || b.end <= b.start || b.end <= l.start || b.start >= l.end {
 					continue
 				}
 				x0, x1 := max(xf(b.start), c.Min.X), min(xf(b.end), c.Max.X)
@@ -88,11 +90,12 @@ func (l lanes) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// lanePlot sets up a plot for n rows named by names (top row first).
-func lanePlot(names []string, end float64, yLabel string) *plot.Plot {
+// lanePlot sets up a plot for n rows named by names (top row first), over
+// the time from start to end.
+func lanePlot(names []string, start, end float64, yLabel string) *plot.Plot {
 	p := newPlot("", yLabel)
 	n := len(names)
-	timeAxis(p, 0, end)
+	timeAxis(p, start, end)
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	p.Y.Padding = 0
 	p.X.Padding = 0

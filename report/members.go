@@ -28,12 +28,13 @@ func membersChart(r *Report, order *memberOrder, run *sim.Result, name string, e
 		}
 		rows = append(rows, row)
 	}
-	p := lanePlot(members, end, "member")
+	start := windowStart(r)
+	p := lanePlot(members, start, end, "member")
 	ds := disturbances(r)
 	// Bands go over the bars: under them they would only show in gaps. A
 	// heatmap shows downtime itself, and bands over it would shift its
 	// shades.
-	p.Add(lanes{rows: rows, end: end})
+	p.Add(lanes{rows: rows, start: start, end: end})
 	if !binnedLanes(rows) {
 		p.Add(disturbanceBands(ds))
 	}

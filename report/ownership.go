@@ -42,16 +42,14 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 		yLabel = "partition (sorted by final owner)"
 	}
 	byMove := len(order.names) > memberPaletteSize
+	start := windowStart(r)
 	var rows [][]laneBar
 	owners := map[int]bool{}
 	for _, p := range parts {
 		var row []laneBar
-		first := ""
+		first := ownerAt(byPart[p], start)
 		for _, s := range byPart[p] {
 			owner := order.of(s.Owner)
-			if first == "" && s.Owner != "" {
-				first = s.Owner
-			}
 			look, ok := ownershipLook(s.State, owner)
 			if byMove {
 				look, ok = movedLook(s.State, s.Owner != first)
@@ -71,12 +69,12 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 	}
 	binned := binnedLanes(rows)
 
-	p := lanePlot(parts, end, yLabel)
+	p := lanePlot(parts, start, end, yLabel)
 	ds := disturbances(r)
 	// Bands go over the bars: under them they would only show in gaps. A
 	// heatmap shows downtime itself, and bands over it would shift its
 	// shades.
-	p.Add(lanes{rows: rows, end: end})
+	p.Add(lanes{rows: rows, start: start, end: end})
 	if !binnedLanes(rows) {
 		p.Add(disturbanceBands(ds))
 	}
@@ -95,7 +93,7 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 		kept, _ := movedLook("processing", false)
 		moved, _ := movedLook("processing", true)
 		legend = append(legend, legendItem{name: "owner"},
-			legendItem{name: "first owner", thumb: swatch(kept)},
+			legendItem{name: "owner at window start", thumb: swatch(kept)},
 			legendItem{name: "moved since", thumb: swatch(moved)})
 	} else {
 		legend = append(legend, legendItem{name: "owner"})
@@ -122,8 +120,8 @@ func ownershipChart(r *Report, order *memberOrder, run *sim.Result, name string,
 	subtitle := scenarioName(r) + ": " + lanesNote(len(parts), "partitions", how, binned)
 	caption := "Each row is a partition over virtual time, coloured by its owner: blank means nobody owns it, lighter and hatched means its owner is not processing, red means two owners at once. Grey bands mark disturbances that last; the marks along the top, when they began."
 	if byMove {
-		subtitle += "; coloured by first owner or moved"
-		caption = "Each row is a partition over virtual time: pale blue while its first owner has it, orange once it has moved to another member, dark grey while its owner is stalled, blank while nobody owns it, red for two owners at once."
+		subtitle += "; coloured by owner at window start or moved"
+		caption = "Each row is a partition over the measurement window: pale blue while the member that owned it when the window began has it, orange once it has moved to another member, dark grey while its owner is stalled, blank while nobody owns it, red for two owners at once."
 	}
 	if binned {
 		caption += " Each pixel mixes the states of its rows and time, weighted by the time spent in each, so that the area of a colour is the share of partition time in that state; a pixel with two owners at any instant is red whole."
@@ -147,6 +145,20 @@ func movedLook(state string, moved bool) (fillLook, bool) {
 		return fillLook{fill: rgb(0x525252)}, true
 	}
 	return ownershipLook(state, -1)
+}
+
+// ownerAt is the partition's owner when the measurement window begins at
+// start: the owner of its first owned segment that is still going on then,
+// or of the first after it. Moves are counted from this owner, as
+// moved_partitions counts the handoffs within the window; the start-up's
+// first assignments are not moves.
+func ownerAt(segs []sim.Segment, start float64) string {
+	for _, s := range segs {
+		if s.Owner != "" && s.State != "double" && s.End > start {
+			return s.Owner
+		}
+	}
+	return ""
 }
 
 // finalOwnerIndex is the member number of the partition's last owner, or

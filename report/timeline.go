@@ -7,6 +7,8 @@ import (
 	"image/color"
 	"regexp"
 	"strings"
+
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 // timelineJS draws report.html's interactive timeline. It is written for
@@ -48,15 +50,18 @@ type timelineData struct {
 func hexColour(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
 
 // ownershipStates are the page's partition states after the member
-// states: a partition with its first owner, moved since, its owner
-// stalled, two owners; an unowned partition has no segment (blank).
-var ownershipStates = []string{"with its first owner", "moved", "owner stalled", "two owners"}
+// states: a partition with its owner when the window began, moved since,
+// its owner stalled, two owners; an unowned partition has no segment
+// (blank).
+var ownershipStates = []string{"with its owner at window start", "moved", "owner stalled", "two owners"}
 
 // timelineFor builds the page's data, and the runs left out for size:
-// per run its member lanes, then its partition ownership (coloured first
-// owner or moved, as the static chart does at scale).
+// per run its member lanes, then its partition ownership (coloured owner
+// at window start or moved, as the static chart does at scale). Like the
+// charts, it shows the measurement window: what ends before it is left
+// out.
 func timelineFor(r *Report) (timelineData, []string) {
-	d := timelineData{Start: 0, End: r.Scenario.Duration, States: memberStates()}
+	d := timelineData{Start: windowStart(r), End: r.Scenario.Duration, States: memberStates()}
 	index := map[string]int{}
 	for i, st := range d.States {
 		d.Colours = append(d.Colours, hexColour(memberStateLook(st).solid()))
@@ -84,7 +89,7 @@ func timelineFor(r *Report) (timelineData, []string) {
 		byMember := map[string][]float64{}
 		for _, s := range run.MemberTimeline {
 			st, ok := index[s.State]
-			if !ok {
+			if !ok || s.End <= d.Start {
 				continue
 			}
 			byMember[s.Member] = append(byMember[s.Member], float64(st), roundMillis(s.Start), roundMillis(s.End))
@@ -107,36 +112,36 @@ func timelineFor(r *Report) (timelineData, []string) {
 			continue
 		}
 		budget -= len(run.Timeline)
-		byPart := map[string][]float64{}
-		first := map[string]string{}
+		byPart := map[string][]sim.Segment{}
 		var parts []string
 		for _, s := range sortedSegments(run.Timeline) {
 			if _, ok := byPart[s.Partition]; !ok {
 				parts = append(parts, s.Partition)
-				byPart[s.Partition] = []float64{}
 			}
-			if first[s.Partition] == "" {
-				first[s.Partition] = s.Owner
-			}
-			st := -1
-			switch s.State {
-			case "processing":
-				st = own
-				if s.Owner != first[s.Partition] {
-					st = own + 1
-				}
-			case "stalled":
-				st = own + 2
-			case "double":
-				st = own + 3
-			}
-			if st >= 0 {
-				byPart[s.Partition] = append(byPart[s.Partition], float64(st), roundMillis(s.Start), roundMillis(s.End))
-			}
+			byPart[s.Partition] = append(byPart[s.Partition], s)
 		}
 		tr := timelineRun{Protocol: names[i] + " ownership", Names: parts}
 		for _, p := range parts {
-			tr.Lanes = append(tr.Lanes, byPart[p])
+			first := ownerAt(byPart[p], d.Start)
+			lane := []float64{}
+			for _, s := range byPart[p] {
+				st := -1
+				switch s.State {
+				case "processing":
+					st = own
+					if s.Owner != first {
+						st = own + 1
+					}
+				case "stalled":
+					st = own + 2
+				case "double":
+					st = own + 3
+				}
+				if st >= 0 && s.End > d.Start {
+					lane = append(lane, float64(st), roundMillis(s.Start), roundMillis(s.End))
+				}
+			}
+			tr.Lanes = append(tr.Lanes, lane)
 		}
 		d.Runs = append(d.Runs, tr)
 	}
