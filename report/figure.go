@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	xfont "golang.org/x/image/font"
@@ -149,16 +150,23 @@ func grid(vertical bool) *plotter.Grid {
 
 // countTicks labels an axis of counts or records compactly (12k, 1.5M):
 // gonum's default would print 1.5e+06, which nobody reads at a glance. A
-// log axis gets its ticks at powers of ten.
-type countTicks struct{ log bool }
+// log axis gets its ticks at powers of ten (logTicks), and bottom, when
+// set, labels its lowest one instead (valueAxis: "0" where zeros are
+// drawn).
+type countTicks struct {
+	log    bool
+	bottom string
+}
 
 func (ct countTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
 	if ct.log {
-		ticks = plot.LogTicks{}.Ticks(lo, hi)
-	} else {
-		ticks = plot.DefaultTicks{}.Ticks(lo, hi)
+		ticks := logTicks(lo, hi)
+		if ct.bottom != "" && len(ticks) > 0 && math.Abs(ticks[0].Value-lo) <= 1e-9*lo {
+			ticks[0].Label = ct.bottom
+		}
+		return ticks
 	}
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ticks {
 		if ticks[i].Label != "" {
 			ticks[i].Label = compactNumber(ticks[i].Value)
@@ -170,6 +178,10 @@ func (ct countTicks) Ticks(lo, hi float64) []plot.Tick {
 func compactNumber(v float64) string {
 	a := math.Abs(v)
 	switch {
+	case a > 0 && a < 0.01:
+		// A log axis of latency reaches milliseconds and below, which
+		// two decimals would print as 0.
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	case a >= 1e9:
 		return trimFloat(v/1e9) + "G"
 	case a >= 1e6:

@@ -15,15 +15,18 @@ import (
 const lineWidth = 2.5
 
 // seriesLines adds one line per run of the values pick takes from its
-// series, and returns the legend of the runs drawn.
-func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) []float64, scale float64) []legendItem {
+// series, and returns the legend of the runs drawn and the values drawn
+// (for valueAxis).
+func seriesLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) []float64, scale float64) ([]legendItem, []float64) {
 	return xyLines(p, r, looks, names, step, func(s sim.Series) ([]float64, []float64) { return s.Times, pick(s) }, scale)
 }
 
 // xyLines adds one line per run of the points pick takes from its series
-// (for series sampled at their own times), and returns the legend.
-func xyLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) (xs, ys []float64), scale float64) []legendItem {
+// (for series sampled at their own times), and returns the legend and the
+// values drawn.
+func xyLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step bool, pick func(s sim.Series) (xs, ys []float64), scale float64) ([]legendItem, []float64) {
 	legend := []legendItem{{name: "protocol"}}
+	var drawn []float64
 	for i, run := range r.Runs {
 		xs, ys := pick(run.Series)
 		n := min(len(ys), len(xs))
@@ -44,8 +47,11 @@ func xyLines(p *plot.Plot, r *Report, looks []protocolLook, names []string, step
 		}
 		p.Add(l)
 		legend = append(legend, legendItem{name: names[i], thumb: lineThumb(l.LineStyle)})
+		for _, xy := range xys {
+			drawn = append(drawn, xy.Y)
+		}
 	}
-	return legend
+	return legend, drawn
 }
 
 // drawnSeries is the part of a series a chart from start on draws: the
@@ -77,7 +83,7 @@ func timePlot(r *Report, yLabel string, end float64) *plot.Plot {
 
 func processingChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
 	p := timePlot(r, "partitions being processed (%)", end)
-	legend := seriesLines(p, r, looks, names, false, func(s sim.Series) []float64 { return s.Processing }, 100)
+	legend, _ := seriesLines(p, r, looks, names, false, func(s sim.Series) []float64 { return s.Processing }, 100)
 	p.Add(disturbanceMarks(disturbances(r)))
 	// Headroom above 100% keeps the lines off the frame and the
 	// disturbance labels off the lines.
@@ -93,11 +99,9 @@ func processingChart(r *Report, looks []protocolLook, names []string, end float6
 
 func lagChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
 	p := timePlot(r, "total consumer lag (records)", end)
-	legend := seriesLines(p, r, looks, names, false, lagPeaks, 1)
+	legend, drawn := seriesLines(p, r, looks, names, false, lagPeaks, 1)
 	p.Add(disturbanceMarks(disturbances(r)))
-	p.Y.Min = 0
-	headroom(p)
-	p.Y.Tick.Marker = countTicks{}
+	valueAxis(p, drawn)
 	return plotChart("lag", "Consumer lag", scenarioName(r)+": total lag over all partitions",
 		"Records produced but not yet processed, summed over partitions, one line per protocol through the highest lag of each sample step, so that the peak is peak_lag_records however short it was; how long the line takes to come back down is lag_recovery_seconds.", legend, p)
 }
@@ -117,7 +121,7 @@ func lagPeaks(s sim.Series) []float64 {
 // styles per protocol, and dash patterns already tell protocols apart.
 func movementChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
 	moved := timePlot(r, "moved partitions (cumulative)", end)
-	legend := seriesLines(moved, r, looks, names, true, func(s sim.Series) []float64 { return s.Moved }, 1)
+	legend, _ := seriesLines(moved, r, looks, names, true, func(s sim.Series) []float64 { return s.Moved }, 1)
 	moved.Add(disturbanceMarks(disturbances(r)))
 	revoked := timePlot(r, "revocations (cumulative)", end)
 	seriesLines(revoked, r, looks, names, true, func(s sim.Series) []float64 { return s.Revocations }, 1)
@@ -158,15 +162,13 @@ func sideBySide(name, title, caption, subtitle string, legend []legendItem, left
 // processing shows here as a ramp, its height the longest wait.
 func latencyChart(r *Report, looks []protocolLook, names []string, end float64) Chart {
 	p99 := timePlot(r, "latency p99 (s)", end)
-	legend := xyLines(p99, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.P99 }, 1)
+	legend, p99s := xyLines(p99, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.P99 }, 1)
 	p99.Add(disturbanceLines{ds: disturbances(r)})
+	valueAxis(p99, p99s)
 	worst := timePlot(r, "latency max (s)", end)
-	xyLines(worst, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.Max }, 1)
+	_, maxes := xyLines(worst, r, looks, names, true, func(s sim.Series) ([]float64, []float64) { return stepStarts(s.Latency), s.Latency.Max }, 1)
 	worst.Add(disturbanceLines{ds: disturbances(r)})
-	for _, p := range []*plot.Plot{p99, worst} {
-		p.Y.Min = 0
-		headroom(p)
-	}
+	valueAxis(worst, maxes)
 	return sideBySide("latency", "Record latency",
 		"Left: the 99th percentile, right: the largest end-to-end latency of the records processed in each step, from production to processing. The largest over the run is latency_max_seconds; lower is better.",
 		scenarioName(r)+": latency of the records processed, per step of the window", legend, p99, worst)

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/plot"
-
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -210,12 +208,12 @@ func TestSweepStatsFiles(t *testing.T) {
 func TestSweepAxesFitTheValues(t *testing.T) {
 	s := sweepFixture()
 	ch := sweepBoxChart(s, protocolLooks(s.Protocols), "downtime_partition_seconds")
-	if _, ok := ch.Plot.Y.Scale.(plot.LogScale); ok {
+	if _, ok := ch.Plot.Y.Scale.(logFloorScale); ok {
 		t.Error("the fixture's box chart is on a log scale; its values span less than 100x")
 	}
 	s.Points[7].Protocols[0].Metrics[s.metricIndex("downtime_partition_seconds")].Max = 1.9e6
 	ch = sweepBoxChart(s, protocolLooks(s.Protocols), "downtime_partition_seconds")
-	if _, ok := ch.Plot.Y.Scale.(plot.LogScale); !ok {
+	if _, ok := ch.Plot.Y.Scale.(logFloorScale); !ok {
 		t.Error("an outlier of 1.9M over values of tens left the box chart's axis linear")
 	}
 	if !newParamAxis([]string{"10s", "45s"}).numeric || newParamAxis([]string{"true", "false"}).numeric {

@@ -244,22 +244,16 @@ func sweepLineChart(s *Sweep, looks []protocolLook, metric string, param int) Ch
 	if len(shown) > maxSweepPanels {
 		shown = shown[:maxSweepPanels]
 	}
-	top, bottom := 0.0, math.Inf(1)
+	// Every panel's axis is set from the values of all of them, so that
+	// the panels share one scale (valueAxis: one outlier of 1.9M over a
+	// few hundreds puts it on a log axis, where the small ones stay
+	// readable).
+	var drawn []float64
 	for _, pn := range shown {
 		for _, sr := range pn.series {
-			for i := range sr.xs {
-				top = max(top, sr.p90[i], sr.mean[i])
-				bottom = min(bottom, sr.p10[i], sr.mean[i])
-			}
+			drawn = slices.Concat(drawn, sr.p10, sr.mean, sr.p90)
 		}
 	}
-	if top <= 0 {
-		top = 1
-	}
-	// Values that span two orders of magnitude or more (one outlier of
-	// 1.9M over a few hundreds) go on a log axis, where the small ones
-	// stay readable; it needs every value drawn above zero.
-	logY := bottom > 0 && top/bottom >= 100
 	xLabel := s.Params[param]
 	if axis.log {
 		xLabel += " (log scale)"
@@ -303,14 +297,7 @@ func sweepLineChart(s *Sweep, looks []protocolLook, metric string, param int) Ch
 			p.Add(pts)
 		}
 		axis.apply(p)
-		p.Y.Min, p.Y.Max = 0, top*1.08
-		p.Y.Tick.Marker = countTicks{}
-		if logY {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Min, p.Y.Max = bottom/1.5, top*1.5
-			p.Y.Tick.Marker = countTicks{log: true}
-			p.Y.Label.Text += " (log scale)"
-		}
+		valueAxis(p, drawn)
 		plots = append(plots, p)
 	}
 	legend := []legendItem{{name: "protocol (mean)"}}
@@ -451,25 +438,17 @@ func sweepBoxChart(s *Sweep, looks []protocolLook, metric string) Chart {
 	p := newPlot(xLabel, metricUnit(metric))
 	p.Add(grid(false), b)
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
-	p.Y.Min = 0
-	p.Y.Tick.Marker = countTicks{}
 	// One worst run of 1.9M over medians of hundreds flattens a linear
-	// axis: past a factor of 100 between the lowest whisker and the
-	// highest marker, all above zero, the axis is logarithmic.
-	lo, hi := math.Inf(1), 0.0
+	// axis; valueAxis puts such a spread on a log one.
+	var drawn []float64
 	for _, row := range b.stats {
 		for _, st := range row {
 			if finite(st.P10) && finite(st.Max) {
-				lo, hi = min(lo, float64(st.P10)), max(hi, float64(st.Max))
+				drawn = append(drawn, float64(st.P10), float64(st.Max))
 			}
 		}
 	}
-	if lo > 0 && hi/lo >= 100 {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Min, p.Y.Max = lo/1.5, hi*1.5
-		p.Y.Tick.Marker = countTicks{log: true}
-		p.Y.Label.Text += " (log scale)"
-	}
+	valueAxis(p, drawn)
 	legend := []legendItem{{name: "protocol"}}
 	for i, name := range s.Protocols {
 		legend = append(legend, legendItem{name: name, thumb: swatch(fillLook{fill: lighten(looks[i].color, 0.55)})})

@@ -25,14 +25,17 @@ func timeUnitFor(span float64) timeUnit {
 // timeAxis makes p's x axis virtual time from start to end seconds, with
 // ticks at round values of the unit that fits the span. Every time chart
 // shows the measurement window (start is its beginning), and its axis
-// label says so, since an axis that begins at 1 min looks like any other.
+// label says so ("virtual time (s), window 30–120 s"), since an axis that
+// begins at 1 min looks like any other.
 func timeAxis(p *plot.Plot, start, end float64) {
 	u := timeUnitFor(end - start)
 	p.X.Min, p.X.Max = start, end
 	p.X.Padding = 0
 	p.X.Label.Text = "virtual time (" + u.name + ")"
 	if start > 0 {
-		p.X.Label.Text += ": the measurement window, " + trimFloat(start/u.seconds) + " to " + trimFloat(end/u.seconds) + " " + u.name + ", from the first disturbance"
+		// Short enough for a half-width panel: gonum narrows a plot
+		// whose axis label is wider than it.
+		p.X.Label.Text += ", window " + trimFloat(start/u.seconds) + "–" + trimFloat(end/u.seconds) + " " + u.name
 	}
 	p.X.Tick.Marker = timeTicks{u}
 }
