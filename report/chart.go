@@ -101,15 +101,11 @@ func Charts(r *Report) ([]Chart, error) {
 	order := newMemberOrder(r)
 	end := horizon(r)
 
-	charts := []Chart{
-		summaryChart(r, looks, names),
-		processingChart(r, looks, names, end),
-		lagChart(r, looks, names, end),
-		movementChart(r, looks, names, end),
-		latencyChart(r, looks, names, end),
-	}
-	if hasAutoscaler(r) {
-		charts = append(charts, replicasChart(r, looks, names, end))
+	charts := []Chart{summaryChart(r, looks, names)}
+	for _, tc := range timeCharts() {
+		if tc.only == nil || tc.only(r) {
+			charts = append(charts, tc.single(r, looks, names, end))
+		}
 	}
 	// A run made without its histories (rebalsim run --no-timeline) has
 	// nothing to draw in these two: they are left out rather than drawn

@@ -89,8 +89,8 @@ func TestReportsAtScale(t *testing.T) {
 			})
 
 			t.Run("lag peak", func(t *testing.T) {
-				ch := lagChart(r, protocolLooks([]string{run.Protocol}), []string{run.Protocol}, end)
-				xys := drawnSeries(run.Series.Times, lagPeaks(run.Series), ch.Plot.X.Min, 1)
+				ch := timeChartNamed(t, "lag").single(r, protocolLooks([]string{run.Protocol}), []string{run.Protocol}, end)
+				xys := drawnSeries(run.Series.Times, lagPeaks(run.Series), ch.Plot.X.Min, 1, false)
 				top := 0.0
 				for _, p := range xys {
 					top = max(top, p.Y)
@@ -148,6 +148,18 @@ func TestReportsAtScale(t *testing.T) {
 			})
 		})
 	}
+}
+
+// timeChartNamed is the time chart of that name.
+func timeChartNamed(t *testing.T, name string) timeChart {
+	t.Helper()
+	for _, tc := range timeCharts() {
+		if tc.name == name {
+			return tc
+		}
+	}
+	t.Fatalf("no time chart %q", name)
+	return timeChart{}
 }
 
 type countingWriter int

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rebalsim/rebalsim/sim"
 )
 
 func TestEmpiricalQuantile(t *testing.T) {
@@ -90,8 +92,18 @@ func TestSeedsOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(charts) != 2 || charts[0].Name != "seeds-processing" || charts[1].Name != "seeds-lag" {
-		t.Errorf("seed charts %v", charts)
+	// Every chart over time of one seed's report has its band chart.
+	var got, want []string
+	for _, ch := range charts {
+		got = append(got, ch.Name)
+	}
+	for _, tc := range timeCharts() {
+		if tc.only == nil || tc.only(s.Reports[0]) {
+			want = append(want, "seeds-"+tc.name)
+		}
+	}
+	if !slices.Equal(got, want) || len(want) < 4 {
+		t.Errorf("seed charts %v, want %v", got, want)
 	}
 	for _, ch := range charts {
 		pngOf(t, ch)
@@ -104,5 +116,38 @@ func TestSeedsOutputs(t *testing.T) {
 	checkSelfContained(t, page.String())
 	if !strings.Contains(page.String(), "<h2>Over seeds</h2>") || !strings.Contains(page.String(), "rebalsim run lab --seeds 1 --seed 1 --protocol eager") {
 		t.Error("report.html over seeds lacks the seeds section or the rerun command")
+	}
+}
+
+// TestSeedBandsOfReplicas: the replica counts of three seeds (4, 6 and 8
+// from 30 s) band from the smallest to the largest with the middle one as
+// median (the empirical p5 and p95 of three values are the first and the
+// last), and the seed charts gain a replicas chart once there is an
+// autoscaler.
+func TestSeedBandsOfReplicas(t *testing.T) {
+	var s Seeds
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := labReport()
+		r.Scenario.Seed = seed
+		for _, run := range r.Runs {
+			run.Autoscaler = &sim.AutoscalerResult{Decisions: []sim.ScaleDecision{{At: 30, Replicas: 2 + 2*int(seed)}}}
+		}
+		s.Reports = append(s.Reports, r)
+	}
+	charts, err := SeedCharts(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := charts[len(charts)-1].Name; last != "seeds-replicas" {
+		t.Errorf("the last seed chart is %s, want seeds-replicas", last)
+	}
+	r := s.Reports[0]
+	p := timePlot(r, "replicas", horizon(r))
+	_, drawn := seedBands(p, &s, runLooks(r), runNames(r), timeChartNamed(t, "replicas").panels[0], horizon(r))
+	// Per protocol: p5, median and p95 at each of the two instants of the
+	// step line (30 s and the horizon), in that order.
+	want := []float64{4, 4, 6, 6, 8, 8}
+	if len(drawn) < len(want) || !slices.Equal(drawn[:len(want)], want) {
+		t.Errorf("replica bands %v, want %v first", drawn, want)
 	}
 }
