@@ -13,7 +13,8 @@ import (
 )
 
 // HTML writes one self-contained page: what was simulated, the summary with
-// the best values marked, the findings, and the given charts (usually
+// the best values marked, the partitions section (hot, worst, duplicates
+// by rebalance), the findings, and the given charts (usually
 // Charts(r)) embedded as PNG data: URIs, each with a caption saying how to
 // read it. The page has inline CSS and nothing else: no scripts, no fonts,
 // no links, so it can be mailed, attached to a ticket or opened offline.
@@ -121,6 +122,7 @@ func writeHTML(w io.Writer, r *Report, charts []renderedChart, seeds *Seeds) err
 	writeScenarioHTML(h, r)
 	writeSeedsHTML(h, seeds)
 	writeSummaryHTML(h, r)
+	writePartitionsHTML(h, r)
 	if err := writeTimelineHTML(h, r); err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@ import (
 
 // Markdown writes the comparison as GitHub-flavoured Markdown for a pull
 // request or an issue: the same rows as Table, with the best value of each
-// row in bold, then the findings and the convergence after each disturbance.
+// row in bold, then the findings, the convergence after each disturbance
+// and the partitions section (hot, worst, duplicates by rebalance).
 func Markdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "### rebalsim: %s\n\n", mdEscape(scenarioName(r)))
@@ -71,6 +72,7 @@ func Markdown(w io.Writer, r *Report) error {
 	if note := c.notReachedNote(); note != "" {
 		fmt.Fprintf(bw, "\n%s.\n", mdEscape(note))
 	}
+	writePartitionsMarkdown(bw, r)
 	return bw.Flush()
 }
 

@@ -52,6 +52,9 @@ func SeedsTable(w io.Writer, s *Seeds) error {
 			bw.WriteString("  " + line + "\n")
 		}
 	}
+	if hot := hotOverSeeds(s); hot != "" {
+		bw.WriteString("\n" + hot + "\n")
+	}
 	bw.WriteString("\nworst seed of each protocol, and the command that reruns it\n")
 	var wgrid [][]string
 	for _, ws := range s.worstSeeds() {
@@ -99,6 +102,9 @@ func SeedsMarkdown(w io.Writer, s *Seeds) error {
 	}
 	writeMDRow(bw, converged(s.convergedCounts()))
 	bw.WriteString("\nEach protocol: the median over the seeds, then the 5th–95th percentile range. **Bold**: the range lies below every other protocol's (lower is better); nothing is bold where the ranges overlap.\n\n")
+	if hot := hotOverSeeds(s); hot != "" {
+		bw.WriteString(mdEscape(capitalise(hot)) + ".\n\n")
+	}
 	bw.WriteString("Worst seed of each protocol:\n\n")
 	for _, ws := range s.worstSeeds() {
 		fmt.Fprintf(bw, "- %s: seed %d (%s): `%s`\n", ws.protocol, ws.seed, mdEscape(ws.why), s.rerunCommand(ws.protocol, ws.seed))
@@ -208,7 +214,12 @@ func writeSeedsHTML(h htmlWriter, s *Seeds) {
 		}
 		h.raw("</tr>\n")
 	}
-	h.raw("</table>\n<h3>Worst seed of each protocol</h3>\n<ul>\n")
+	h.raw("</table>\n")
+	if hot := hotOverSeeds(s); hot != "" {
+		h.elem("p", "", capitalise(hot)+".")
+		h.raw("\n")
+	}
+	h.raw("<h3>Worst seed of each protocol</h3>\n<ul>\n")
 	for _, ws := range s.worstSeeds() {
 		h.raw("<li>")
 		h.text(fmt.Sprintf("%s: seed %d (%s): ", ws.protocol, ws.seed, ws.why))
