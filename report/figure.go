@@ -427,6 +427,10 @@ func (m disturbanceLines) Plot(c draw.Canvas, p *plot.Plot) {
 		note.XAlign, note.YAlign = draw.XRight, draw.YTop
 		note.Color = rgb(0x555555)
 		txt := itoa(len(m.ds)) + " disturbances: a tick per 10 px in which some began"
+		if note.Width(txt) > (c.Max.X-c.Min.X)*0.6 {
+			// A half-width panel: the long form would run over the axis.
+			txt = itoa(len(m.ds)) + " disturbances, a tick per 10 px"
+		}
 		w := note.Width(txt)
 		at := vg.Point{X: c.Max.X - vg.Points(4), Y: c.Max.Y - vg.Points(2)}
 		c.FillPolygon(color.NRGBA{R: 255, G: 255, B: 255, A: 0xD8}, rectPoints(vg.Rectangle{Min: vg.Point{X: at.X - w - vg.Points(2), Y: at.Y - rowH + vg.Points(2)}, Max: vg.Point{X: at.X + vg.Points(2), Y: at.Y + vg.Points(1)}}))

@@ -176,7 +176,7 @@ func writeTimelineHTML(h htmlWriter, r *Report) error {
 		return fmt.Errorf("report: encoding the timeline: %w", err)
 	}
 	h.raw("<section id=\"timeline\">\n<h2>Interactive timeline</h2>\n")
-	h.raw("<p class=\"note\">Member lanes and partition ownership over virtual time (pick a run and what to show). Scroll to zoom around the pointer, drag to pan, double-click to see everything; hover for the member, its state and the time; click a disturbance below to zoom to it. Each pixel mixes the states in it by time, as the charts do.")
+	h.raw("<p class=\"note\">Member lanes and partition ownership over the measurement window, from the first disturbance to the horizon (pick a run and what to show). Scroll to zoom around the pointer, drag to pan, double-click to see everything; hover for the member, its state and the time; click a disturbance below to zoom to it. Each pixel mixes the states in it by time, as the charts do.")
 	if len(left) > 0 {
 		h.text(" Left out for size: " + strings.Join(left, ", ") + " (see the charts).")
 	}
