@@ -2,6 +2,7 @@ package assignor
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/rebalsim/rebalsim/kafka"
@@ -128,5 +129,70 @@ func TestUniformHomogeneousKeepsBalancedTargets(t *testing.T) {
 	// does not tell the builders apart.
 	if moved40 == 0 {
 		t.Error("4.0's builder kept every reordered balanced target: the groups are too easy")
+	}
+}
+
+// TestJavaSetOrder: the iteration order of Java 21's new HashSet<>(list)
+// for small lists of partition numbers, worked by hand from HashMap: the
+// table has max(16, the power of two ≥ n/0.75) buckets, partition p sits in
+// bucket p & (capacity-1) (p below 65536, where the hash spread changes
+// nothing), buckets are read in order and a bucket in list order.
+func TestJavaSetOrder(t *testing.T) {
+	seq := func(from, to int32) []int32 {
+		var s []int32
+		for p := from; p <= to; p++ {
+			s = append(s, p)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name     string
+		in, want []int32
+	}{
+		{"below the table size: ascending", seq(0, 11), seq(0, 11)},
+		{"13 partitions: 32 buckets, still ascending", seq(0, 12), seq(0, 12)},
+		{"17 wraps to bucket 1 of 16", []int32{5, 17}, []int32{17, 5}},
+		{"one bucket: list order", []int32{3, 19, 35}, []int32{3, 19, 35}},
+		{"20-39 in 32 buckets: 32-39 first", seq(20, 39), append(seq(32, 39), seq(20, 31)...)},
+		{"a reversed list of small numbers: ascending", []int32{4, 3, 2, 1}, []int32{1, 2, 3, 4}},
+	} {
+		var buf []int32
+		if got := javaSetOrder(tc.in, &buf); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v iterates as %v, want %v", tc.name, tc.in, got, tc.want)
+		}
+		if got := referenceHashSet(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: the reference iterates %v as %v, want %v", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestUniformHomogeneousKeepsInHashSetOrder: 40 partitions, A holding 0-19
+// and B 20-39, and C joins: 13 each and one extra, which A, first, keeps
+// (under both builders). A iterates 0-19 in order and keeps 0-13. B's set
+// of 20 has 32 buckets, so it iterates 32-39 before 20-31, keeps 32-39 and
+// 20-24 and gives up 25-31, not 33-39. C takes what A and B gave up.
+func TestUniformHomogeneousKeepsInHashSetOrder(t *testing.T) {
+	seq := func(from, to int32) []int32 {
+		var s []int32
+		for p := from; p <= to; p++ {
+			s = append(s, p)
+		}
+		return s
+	}
+	for _, anyMember := range []bool{false, true} {
+		members := []Member{
+			{ID: "A", Topics: []string{"t"}, Current: kafka.Assignment{"t": seq(0, 19)}},
+			{ID: "B", Topics: []string{"t"}, Current: kafka.Assignment{"t": seq(20, 39)}},
+			{ID: "C", Topics: []string{"t"}},
+		}
+		got, err := Uniform().Assign(GroupSpec{Members: members, Type: Homogeneous, ExtraToAnyMember: anyMember}, []kafka.Topic{{Name: "t", Partitions: 40}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, ps := range map[string][]int32{"A": seq(0, 13), "B": append(seq(20, 24), seq(32, 39)...), "C": append(seq(14, 19), seq(25, 31)...)} {
+			if !got[id].Equal(kafka.Assignment{"t": ps}) {
+				t.Errorf("extra to any member %v: %s got %v, want t%v", anyMember, id, got[id], ps)
+			}
+		}
 	}
 }

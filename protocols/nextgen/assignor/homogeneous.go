@@ -32,7 +32,8 @@ const (
 //     partitions ascending.
 //  3. Members are visited in GroupSpec order. Each gets its quota, keeps its
 //     current partitions of subscribed topics (topics in caller order,
-//     partitions ascending) while the quota lasts and appends the rest to
+//     partitions in the order of Kafka's HashSet, see javaSetOrder:
+//     ascending below 16 and more) while the quota lasts and appends the rest to
 //     the unassigned list; partitions of other topics are dropped. A member
 //     left under quota is queued as unfilled with its remaining quota.
 //  4. The unassigned list is dealt in order: each unfilled member, in the
@@ -117,7 +118,7 @@ func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) 
 	// Only a member with a quota can be left under it: with more members
 	// than partitions, a few.
 	unfilled := make([]unfilledMember, 0, min(numMembers, total))
-	var topicsBuf []int32
+	var topicsBuf, orderBuf []int32
 	for m := range members {
 		quota := minQuota
 		// claimsExtra is Kafka's quotaHasExtraPartition: under 4.1 the
@@ -142,7 +143,12 @@ func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) 
 				continue
 			}
 			base, n := ti.offset[t], ti.counts[t]
-			for _, p := range members[m].Current[ti.names[t]] {
+			ps := members[m].Current[ti.names[t]]
+			if len(ps) > quota {
+				// Some are given up: which, Kafka's HashSet order decides.
+				ps = javaSetOrder(ps, &orderBuf)
+			}
+			for _, p := range ps {
 				if p < 0 || p >= n {
 					// Kafka never shrinks a topic; a partition number
 					// beyond the metadata cannot be assigned.

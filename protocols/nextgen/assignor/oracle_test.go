@@ -67,7 +67,7 @@ func referenceHomogeneous(spec GroupSpec, topics []kafka.Topic) map[string]kafka
 	// releases the rest; it returns the quota left.
 	keep := func(m Member, quota int) int {
 		for _, t := range subscribed { // the member's topics in caller order
-			for _, p := range m.Current[t] {
+			for _, p := range referenceHashSet(m.Current[t]) {
 				x := tp{Topic: t, Partition: p}
 				if !valid(t, p) || claimed[x] {
 					continue
@@ -139,6 +139,30 @@ func referenceHomogeneous(spec GroupSpec, topics []kafka.Topic) map[string]kafka
 		a.Normalize()
 	}
 	return out
+}
+
+// referenceHashSet is the iteration order of Java 21's
+// new HashSet<Integer>(list): a table of buckets sized for the list, each
+// partition appended to its bucket unless already there, read bucket by
+// bucket.
+func referenceHashSet(list []int32) []int32 {
+	capacity := 1
+	for float64(capacity) < float64(max(len(list), 12))/0.75 {
+		capacity *= 2
+	}
+	table := make([][]int32, capacity)
+	for _, p := range list {
+		h := uint32(p)
+		b := (h ^ h>>16) % uint32(capacity)
+		if !slices.Contains(table[b], p) {
+			table[b] = append(table[b], p)
+		}
+	}
+	var order []int32
+	for _, bucket := range table {
+		order = append(order, bucket...)
+	}
+	return order
 }
 
 // referenceHeterogeneous is UniformHeterogeneousAssignmentBuilder with maps.
