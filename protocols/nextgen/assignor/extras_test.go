@@ -138,13 +138,6 @@ func TestUniformHomogeneousKeepsBalancedTargets(t *testing.T) {
 // bucket p & (capacity-1) (p below 65536, where the hash spread changes
 // nothing), buckets are read in order and a bucket in list order.
 func TestJavaSetOrder(t *testing.T) {
-	seq := func(from, to int32) []int32 {
-		var s []int32
-		for p := from; p <= to; p++ {
-			s = append(s, p)
-		}
-		return s
-	}
 	for _, tc := range []struct {
 		name     string
 		in, want []int32
@@ -172,13 +165,6 @@ func TestJavaSetOrder(t *testing.T) {
 // of 20 has 32 buckets, so it iterates 32-39 before 20-31, keeps 32-39 and
 // 20-24 and gives up 25-31, not 33-39. C takes what A and B gave up.
 func TestUniformHomogeneousKeepsInHashSetOrder(t *testing.T) {
-	seq := func(from, to int32) []int32 {
-		var s []int32
-		for p := from; p <= to; p++ {
-			s = append(s, p)
-		}
-		return s
-	}
 	for _, anyMember := range []bool{false, true} {
 		members := []Member{
 			{ID: "A", Topics: []string{"t"}, Current: kafka.Assignment{"t": seq(0, 19)}},
@@ -195,4 +181,13 @@ func TestUniformHomogeneousKeepsInHashSetOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// seq lists the partitions from through to.
+func seq(from, to int32) []int32 {
+	var s []int32
+	for p := from; p <= to; p++ {
+		s = append(s, p)
+	}
+	return s
 }
