@@ -364,14 +364,17 @@ func (g *consumerGroup) mayComputeTarget(now time.Duration) bool {
 
 // updateTargetAssignment runs the preferred assignor over every member's
 // subscription and current target (TargetAssignmentBuilder) and makes the
-// result the target at the group epoch.
-func (g *consumerGroup) updateTargetAssignment(now time.Duration) {
+// result the target at the group epoch. release is the broker's Kafka
+// release: 4.1 changed the uniform assignor's homogeneous builder
+// (KAFKA-18688).
+func (g *consumerGroup) updateTargetAssignment(now time.Duration, release string) {
 	name := g.preferredServerAssignor()
 	a, ok := g.assignors.ByName(name)
 	if !ok {
 		panic(fmt.Sprintf("nextgen: unknown server assignor %q", name))
 	}
 	spec := g.groupSpec()
+	spec.ExtraToAnyMember = sim.ReleaseAtLeast(release, "4.1")
 	// AssignEach gives a member the assignor left out an empty target and
 	// drops ids that are not members.
 	target, err := assignor.AssignEach(a, spec, g.subscriptionMetadata)

@@ -250,7 +250,7 @@ func (c *Coordinator) updateGroupEpochAndTarget(env sim.CoordinatorEnv, m *membe
 		}
 	}
 	if g.groupEpoch > g.targetEpoch && g.mayComputeTarget(env.Now) {
-		g.updateTargetAssignment(env.Now)
+		g.updateTargetAssignment(env.Now, env.Release)
 	}
 }
 

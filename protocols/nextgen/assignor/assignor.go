@@ -85,6 +85,13 @@ type Member struct {
 type GroupSpec struct {
 	Members []Member
 	Type    SubscriptionType
+	// ExtraToAnyMember selects the homogeneous builder of Kafka 4.1 and
+	// later (KAFKA-18688): when the partitions do not divide evenly, any
+	// member already holding one more than the minimum keeps it, and the
+	// extras left over go to the last members that still need partitions.
+	// False is 4.0's builder, where the first members in iteration order
+	// get the extras, and what Kafka's 4.0 tests (the vectors) assert.
+	ExtraToAnyMember bool
 }
 
 // Assignor is a server-side assignor.

@@ -32,16 +32,29 @@ const (
 //     partitions ascending.
 //  3. Members are visited in GroupSpec order. Each gets its quota, keeps its
 //     current partitions of subscribed topics (topics in caller order,
-//     partitions ascending) while the quota lasts and appends the rest to
+//     partitions in the order of Kafka's HashSet, see javaSetOrder:
+//     ascending below 16 and more) while the quota lasts and appends the rest to
 //     the unassigned list; partitions of other topics are dropped. A member
 //     left under quota is queued as unfilled with its remaining quota.
 //  4. The unassigned list is dealt in order: each unfilled member, in the
 //     order queued, takes the next partitions until its quota is met.
 //
-// Which members get the extra partition depends only on iteration order,
-// not on who held more before, so a member can lose a partition to make room
-// for another's +1: this is Kafka's behaviour and the vectors assert it.
-func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, error) {
+// Under 4.0 (extraToAnyMember false) which members get the extra partition
+// depends only on iteration order, not on who held more before, so a member
+// can lose a partition to make room for another's +1: this is Kafka 4.0's
+// behaviour and the vectors assert it. Kafka 4.1 (KAFKA-18688) changed
+// steps 3 and 4 so that a balanced assignment stays as it is
+// (UniformHomogeneousAssignmentBuilder.maybeRevokePartitions and
+// assignRemainingPartitions):
+//
+//   - while extras are left, a member may keep up to the minimum plus one;
+//     if it keeps that many it claims one of the extras, otherwise it keeps
+//     at most the minimum and claims none;
+//   - a member is queued as unfilled if it is under the minimum, or if it
+//     has not claimed an extra while extras are still left then;
+//   - before dealing, the extras still unclaimed go to the last unfilled
+//     members, one each, walking the queue backwards.
+func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) ([]kafka.Assignment, error) {
 	subscribed := make([]bool, len(ti.names))
 	anySubscribed := false
 	for _, name := range members[0].Topics {
@@ -105,12 +118,19 @@ func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, er
 	// Only a member with a quota can be left under it: with more members
 	// than partitions, a few.
 	unfilled := make([]unfilledMember, 0, min(numMembers, total))
-	var topicsBuf []int32
+	var topicsBuf, orderBuf []int32
 	for m := range members {
 		quota := minQuota
+		// claimsExtra is Kafka's quotaHasExtraPartition: under 4.1 the
+		// extra is only claimed once the member keeps minQuota+1.
+		claimsExtra := false
 		if extra > 0 {
 			quota++
-			extra--
+			if extraToAnyMember {
+				claimsExtra = true
+			} else {
+				extra--
+			}
 		}
 		topicsBuf = topicsBuf[:0]
 		if len(members[m].Current) > 0 {
@@ -123,7 +143,12 @@ func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, er
 				continue
 			}
 			base, n := ti.offset[t], ti.counts[t]
-			for _, p := range members[m].Current[ti.names[t]] {
+			ps := members[m].Current[ti.names[t]]
+			if len(ps) > quota {
+				// Some are given up: which, Kafka's HashSet order decides.
+				ps = javaSetOrder(ps, &orderBuf)
+			}
+			for _, p := range ps {
 				if p < 0 || p >= n {
 					// Kafka never shrinks a topic; a partition number
 					// beyond the metadata cannot be assigned.
@@ -145,8 +170,29 @@ func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, er
 				}
 			}
 		}
-		if quota > 0 {
+		if !extraToAnyMember {
+			if quota > 0 {
+				unfilled = append(unfilled, unfilledMember{m, quota})
+			}
+			continue
+		}
+		if quota > 0 && claimsExtra {
+			// Short of minQuota+1: give the extra up for another member.
+			quota--
+			claimsExtra = false
+		}
+		if quota == 0 && claimsExtra {
+			extra--
+		}
+		if quota > 0 || (extra > 0 && !claimsExtra) {
 			unfilled = append(unfilled, unfilledMember{m, quota})
+		}
+	}
+	if extraToAnyMember {
+		// The extras nobody kept go to the last unfilled members.
+		for i := len(unfilled) - 1; i >= 0 && extra > 0; i-- {
+			unfilled[i].remaining++
+			extra--
 		}
 	}
 

@@ -63,14 +63,11 @@ func referenceHomogeneous(spec GroupSpec, topics []kafka.Topic) map[string]kafka
 	}
 	n := len(spec.Members)
 	claimed := map[tp]bool{}
-	remaining := make([]int, n)
-	for i, m := range spec.Members {
-		quota := total / n
-		if i < total%n {
-			quota++
-		}
+	// keep hands a member its current partitions while quota lasts and
+	// releases the rest; it returns the quota left.
+	keep := func(m Member, quota int) int {
 		for _, t := range subscribed { // the member's topics in caller order
-			for _, p := range m.Current[t] {
+			for _, p := range referenceHashSet(m.Current[t]) {
 				x := tp{Topic: t, Partition: p}
 				if !valid(t, p) || claimed[x] {
 					continue
@@ -84,19 +81,88 @@ func referenceHomogeneous(spec GroupSpec, topics []kafka.Topic) map[string]kafka
 				}
 			}
 		}
-		remaining[i] = quota
+		return quota
 	}
-	for i, m := range spec.Members {
-		for ; remaining[i] > 0 && len(unassigned) > 0; remaining[i]-- {
+	// queue lists the members still to be dealt partitions, in order, with
+	// how many each takes.
+	type want struct {
+		id string
+		n  int
+	}
+	var queue []want
+	if !spec.ExtraToAnyMember {
+		// 4.0: the first total%n members get one more.
+		for i, m := range spec.Members {
+			quota := total / n
+			if i < total%n {
+				quota++
+			}
+			if left := keep(m, quota); left > 0 {
+				queue = append(queue, want{m.ID, left})
+			}
+		}
+	} else {
+		// 4.1 (KAFKA-18688): a member that keeps minimum+1 claims an extra;
+		// the unclaimed extras go to the last members queued.
+		extras := total % n
+		for _, m := range spec.Members {
+			offered := extras > 0
+			quota := total / n
+			if offered {
+				quota++
+			}
+			left := keep(m, quota)
+			claims := offered && left == 0
+			if offered && left > 0 {
+				left--
+			}
+			if claims {
+				extras--
+			}
+			if left > 0 || (extras > 0 && !claims) {
+				queue = append(queue, want{m.ID, left})
+			}
+		}
+		for i := len(queue) - 1; i >= 0 && extras > 0; i-- {
+			queue[i].n++
+			extras--
+		}
+	}
+	for _, w := range queue {
+		for ; w.n > 0 && len(unassigned) > 0; w.n-- {
 			x := unassigned[0]
 			unassigned = unassigned[1:]
-			out[m.ID][x.Topic] = append(out[m.ID][x.Topic], x.Partition)
+			out[w.id][x.Topic] = append(out[w.id][x.Topic], x.Partition)
 		}
 	}
 	for _, a := range out {
 		a.Normalize()
 	}
 	return out
+}
+
+// referenceHashSet is the iteration order of Java 21's
+// new HashSet<Integer>(list): a table of buckets sized for the list, each
+// partition appended to its bucket unless already there, read bucket by
+// bucket.
+func referenceHashSet(list []int32) []int32 {
+	capacity := 1
+	for float64(capacity) < float64(max(len(list), 12))/0.75 {
+		capacity *= 2
+	}
+	table := make([][]int32, capacity)
+	for _, p := range list {
+		h := uint32(p)
+		b := (h ^ h>>16) % uint32(capacity)
+		if !slices.Contains(table[b], p) {
+			table[b] = append(table[b], p)
+		}
+	}
+	var order []int32
+	for _, bucket := range table {
+		order = append(order, bucket...)
+	}
+	return order
 }
 
 // referenceHeterogeneous is UniformHeterogeneousAssignmentBuilder with maps.
@@ -291,6 +357,8 @@ func TestBuildersMatchReference(t *testing.T) {
 				if messy {
 					messUp(r, spec)
 				}
+				// Kafka 4.0's and 4.1's homogeneous builders, alternately.
+				spec.ExtraToAnyMember = run%4 >= 2
 				got, err := Uniform().Assign(spec, topics)
 				if err != nil {
 					t.Fatal(err)
@@ -302,8 +370,8 @@ func TestBuildersMatchReference(t *testing.T) {
 				}
 				for _, m := range spec.Members {
 					if !got[m.ID].Equal(want[m.ID]) {
-						t.Fatalf("type %d, run %d (messy %v), member %s: got %v, reference %v\nspec %+v\ntopics %v",
-							typ, run, messy, m.ID, got[m.ID], want[m.ID], spec, topics)
+						t.Fatalf("type %d, run %d (messy %v, extra to any member %v), member %s: got %v, reference %v\nspec %+v\ntopics %v",
+							typ, run, messy, spec.ExtraToAnyMember, m.ID, got[m.ID], want[m.ID], spec, topics)
 					}
 				}
 			}

@@ -26,7 +26,7 @@ func (u uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[strin
 func (uniformAssignor) assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
 	return assignWith(spec, topics, func(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
 		if spec.Type == Homogeneous {
-			return assignHomogeneous(spec.Members, ti)
+			return assignHomogeneous(spec.Members, ti, spec.ExtraToAnyMember)
 		}
 		return assignHeterogeneous(spec.Members, ti)
 	})
