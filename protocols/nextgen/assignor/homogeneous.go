@@ -45,10 +45,8 @@ func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, er
 	}
 
 	b := homogeneousBuilder{members: members, ti: ti, subscribed: subscribed}
-	b.resolveCurrent()
-	b.markHeld()
-	b.listUnowned()
 	b.keepWithinQuota()
+	b.listUnassigned()
 	b.deal()
 	return b.assignments(), nil
 }
@@ -56,48 +54,148 @@ func assignHomogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, er
 // Owner markers of homogeneousBuilder.owner, besides member m's m+1. The
 // zero value is "nobody", so a fresh slice needs no filling.
 const (
-	// unowned: no member's current target holds the partition, or it was
-	// released and waits in the unassigned list.
+	// unowned: no member's current target holds the partition (yet).
 	unowned int32 = 0
-	// heldByCurrent: some member's current target holds the partition and
-	// the member has not been visited yet.
-	heldByCurrent int32 = -1
+	// released: a member over its quota gave the partition up; it waits
+	// in the unassigned list, and later members listing it do not get it.
+	released int32 = -1
 )
 
 // homogeneousBuilder holds the flat state of one assignHomogeneous call.
 //
-// Each member's current target is read from its map once, into cur (topic
-// index and partition list, in caller topic order); every later pass walks
-// that instead of the map. A member that keeps exactly its current target
-// and receives nothing is noted as such and handed its map back without
-// looking at its partitions again, as Kafka's builder hands back the
-// member's immutable assignment when maybeRevokePartitions leaves it alone
+// Kafka's steps 2 and 3 (list the partitions nobody holds, then let each
+// member keep what fits) are done in the other order, in one pass over the
+// members that reads each member's target map once: a partition that no
+// member keeps or releases in that pass is one nobody held, so the list of
+// those, ascending, followed by the released ones in the order released is
+// Kafka's unassigned list. A member that keeps exactly its current target
+// and is at its quota gets its map back there and then, without a second
+// look, as Kafka's builder hands back the member's immutable assignment
+// when maybeRevokePartitions leaves it alone
 // (UniformHomogeneousAssignmentBuilder.maybeRevokePartitions). So an
-// incremental assignment costs a pass over the partitions' owners plus one
-// map iteration per member, and a full one a map per member; neither sorts
-// every partition by owner.
+// incremental assignment costs one map iteration per member, a pass over
+// the partitions' owners and work for the members that change only.
 type homogeneousBuilder struct {
 	members    []Member
 	ti         *topicIndex
 	subscribed []bool
-
-	// cur[curStart[m]:curStart[m+1]] is member m's current target: its
-	// existing topics in caller order, with their partition lists as given.
-	cur      []currentTopic
-	curStart []int32
-	// changed[m] is set once member m's new target is known to differ from
-	// its current one, or might: a dropped, skipped, released or received
-	// partition, a list out of order, a topic that is not subscribed or
-	// does not exist.
-	changed []bool
-
-	// owner maps a global partition index to unowned, heldByCurrent or
-	// m+1 for member m.
-	owner      []int32
 	total      int
-	unassigned []int32
-	// dealt[m] is member m's share of the unassigned list, [from, to).
-	dealt []span
+	// kept counts the partitions members kept.
+	kept int
+
+	// owner maps a global partition index to unowned, released or m+1 for
+	// member m.
+	owner []int32
+	// releasedList is what members over their quota gave up, in order.
+	releasedList []int32
+	unassigned   []int32
+
+	out []kafka.Assignment
+	// changing lists the members whose target is not settled by the
+	// keeping pass, in GroupSpec order, with their share of the unassigned
+	// list once dealt.
+	changing []changingMember
+}
+
+type changingMember struct {
+	member int32
+	// remaining is the quota left after keeping; from and to delimit the
+	// member's share of the unassigned list after deal.
+	remaining, from, to int32
+}
+
+// keepWithinQuota visits the members in GroupSpec order: each gets its
+// quota, keeps its current partitions of subscribed topics (topics in
+// caller order, partitions in list order) while the quota lasts and
+// releases the rest.
+func (b *homogeneousBuilder) keepWithinQuota() {
+	for t := range b.ti.names {
+		if b.subscribed[t] {
+			b.total += int(b.ti.counts[t])
+		}
+	}
+	numMembers := len(b.members)
+	minQuota := b.total / numMembers
+	extra := b.total % numMembers
+	b.owner = make([]int32, b.ti.total())
+	b.out = make([]kafka.Assignment, numMembers)
+	var held []currentTopic
+	guess := int32(0)
+	for m := range b.members {
+		quota := minQuota
+		if extra > 0 {
+			quota++
+			extra--
+		}
+		current := b.members[m].Current
+		// changed: the new target is not the current one, or might not be
+		// (then assignments compares them).
+		changed := current == nil
+		held = held[:0]
+		for name, ps := range current {
+			t := b.ti.lookupNear(name, guess)
+			if t < 0 || !b.subscribed[t] {
+				// A topic that does not exist cannot be assigned; the
+				// partitions of one the group no longer subscribes to are
+				// dropped, not released: nobody may receive them.
+				if len(ps) > 0 {
+					changed = true
+				}
+				continue
+			}
+			guess = t
+			held = append(held, currentTopic{t, ps})
+		}
+		for i := 1; i < len(held); i++ {
+			for j := i; j > 0 && held[j].topic < held[j-1].topic; j-- {
+				held[j], held[j-1] = held[j-1], held[j]
+			}
+		}
+		mine := int32(m + 1)
+		for _, c := range held {
+			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
+			prev := int32(-1)
+			for _, p := range c.parts {
+				if p <= prev {
+					// Out of order or listed twice: the new list, sorted,
+					// cannot be this one.
+					changed = true
+				}
+				prev = p
+				if p < 0 || p >= n {
+					// Kafka never shrinks a topic; a partition number
+					// beyond the metadata cannot be assigned.
+					changed = true
+					continue
+				}
+				g := base + int(p)
+				if b.owner[g] != unowned {
+					// Already kept or released by an earlier member (an
+					// inconsistent current target) or listed twice: the
+					// first claim wins so that every partition has one
+					// owner.
+					changed = true
+					continue
+				}
+				if quota > 0 {
+					b.owner[g] = mine
+					quota--
+					b.kept++
+				} else {
+					b.owner[g] = released
+					b.releasedList = append(b.releasedList, int32(g))
+					changed = true
+				}
+			}
+		}
+		// The quotas sum to the partition count, so a member left under
+		// its quota receives exactly what it lacks in deal.
+		if quota > 0 || changed {
+			b.changing = append(b.changing, changingMember{member: int32(m), remaining: int32(quota)})
+			continue
+		}
+		b.out[m] = current
+	}
 }
 
 type currentTopic struct {
@@ -105,71 +203,17 @@ type currentTopic struct {
 	parts []int32
 }
 
-type span struct{ from, to int32 }
-
-// resolveCurrent reads every member's current target into b.cur. Topic
-// names in a target are usually the very strings of the topic metadata
-// (an earlier result keyed them so), and neighbouring members usually hold
-// the same or the next topic, so the previous topic is tried before the
-// name lookup.
-func (b *homogeneousBuilder) resolveCurrent() {
-	nm := len(b.members)
-	b.curStart = make([]int32, nm+1)
-	b.changed = make([]bool, nm)
-	guess := int32(0)
-	for m := range b.members {
-		from := len(b.cur)
-		for name, ps := range b.members[m].Current {
-			t := b.ti.lookupNear(name, guess)
-			if t < 0 {
-				if len(ps) > 0 {
-					b.changed[m] = true
-				}
-				continue
-			}
-			guess = t
-			b.cur = append(b.cur, currentTopic{t, ps})
-		}
-		own := b.cur[from:]
-		for i := 1; i < len(own); i++ {
-			for j := i; j > 0 && own[j].topic < own[j-1].topic; j-- {
-				own[j], own[j-1] = own[j-1], own[j]
-			}
-		}
-		b.curStart[m+1] = int32(len(b.cur))
-	}
-}
-
-func (b *homogeneousBuilder) currentOf(m int) []currentTopic {
-	return b.cur[b.curStart[m]:b.curStart[m+1]]
-}
-
-// markHeld marks what the current targets hold (GroupSpec.isPartitionAssigned).
-func (b *homogeneousBuilder) markHeld() {
-	b.owner = make([]int32, b.ti.total())
-	for _, c := range b.cur {
-		if !b.subscribed[c.topic] {
-			continue
-		}
-		base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
-		for _, p := range c.parts {
-			if p >= 0 && p < n {
-				b.owner[base+int(p)] = heldByCurrent
-			}
-		}
-	}
-}
-
-// listUnowned starts the unassigned list with every partition of a
-// subscribed topic that no current target holds, topic by topic in caller
-// order, partitions ascending, and sums the partitions to share.
-func (b *homogeneousBuilder) listUnowned() {
-	b.unassigned = make([]int32, 0, 64)
+// listUnassigned makes Kafka's unassigned list: every partition of a
+// subscribed topic that no current target held, topic by topic in caller
+// order, partitions ascending, then the released ones.
+func (b *homogeneousBuilder) listUnassigned() {
+	// Everything not kept is unassigned: in a full assignment that is
+	// every partition, which appending would copy over and over.
+	b.unassigned = make([]int32, 0, b.total-b.kept)
 	for t := range b.ti.names {
 		if !b.subscribed[t] {
 			continue
 		}
-		b.total += int(b.ti.counts[t])
 		base := b.ti.offset[t]
 		for p, o := range b.owner[base : base+int(b.ti.counts[t])] {
 			if o == unowned {
@@ -177,69 +221,7 @@ func (b *homogeneousBuilder) listUnowned() {
 			}
 		}
 	}
-}
-
-// keepWithinQuota visits the members in GroupSpec order: each gets its
-// quota, keeps its current partitions of subscribed topics while the quota
-// lasts and appends the rest to the unassigned list.
-func (b *homogeneousBuilder) keepWithinQuota() {
-	numMembers := len(b.members)
-	minQuota := b.total / numMembers
-	extra := b.total % numMembers
-	b.dealt = make([]span, numMembers)
-	for m := range b.members {
-		quota := minQuota
-		if extra > 0 {
-			quota++
-			extra--
-		}
-		mine := int32(m + 1)
-		for _, c := range b.currentOf(m) {
-			if !b.subscribed[c.topic] {
-				// Partitions of a topic the group no longer subscribes to
-				// are dropped, not released: nobody may receive them.
-				if len(c.parts) > 0 {
-					b.changed[m] = true
-				}
-				continue
-			}
-			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
-			prev := int32(-1)
-			for _, p := range c.parts {
-				if p <= prev {
-					// Out of order or listed twice: the new list, sorted,
-					// cannot be this one.
-					b.changed[m] = true
-				}
-				prev = p
-				if p < 0 || p >= n {
-					// Kafka never shrinks a topic; a partition number
-					// beyond the metadata cannot be assigned.
-					b.changed[m] = true
-					continue
-				}
-				g := base + int(p)
-				if b.owner[g] != heldByCurrent {
-					// Already kept by an earlier member (an inconsistent
-					// current target) or listed twice: the first claim
-					// wins so that every partition has one owner.
-					b.changed[m] = true
-					continue
-				}
-				if quota > 0 {
-					b.owner[g] = mine
-					quota--
-				} else {
-					b.owner[g] = unowned
-					b.unassigned = append(b.unassigned, int32(g))
-					b.changed[m] = true
-				}
-			}
-		}
-		// A member left under quota waits for the rest in the unfilled
-		// queue; its remaining quota is parked in dealt until deal.
-		b.dealt[m] = span{0, int32(quota)}
-	}
+	b.unassigned = append(b.unassigned, b.releasedList...)
 }
 
 // deal hands the unassigned list out in order: each member left under its
@@ -248,20 +230,10 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 func (b *homogeneousBuilder) deal() {
 	next := int32(0)
 	left := int32(len(b.unassigned))
-	for m := range b.dealt {
-		remaining := b.dealt[m].to
-		if remaining <= 0 {
-			b.dealt[m] = span{}
-			continue
-		}
-		take := min(remaining, left-next)
-		b.dealt[m] = span{next, next + take}
-		for _, g := range b.unassigned[next : next+take] {
-			b.owner[g] = int32(m + 1)
-		}
-		if take > 0 {
-			b.changed[m] = true
-		}
+	for i := range b.changing {
+		c := &b.changing[i]
+		take := min(c.remaining, left-next)
+		c.from, c.to = next, next+take
 		next += take
 	}
 	if next < left {
@@ -271,38 +243,34 @@ func (b *homogeneousBuilder) deal() {
 	}
 }
 
-// assignments gives each member its new target. A member marked changed
+// assignments completes the new targets of the members that change: each
 // gets its kept and received partitions in one array of its own (see
 // buildAssignments for why), unless they turn out to be its current target
 // after all (a partition it skipped as claimed twice can come back to it in
 // the deal), in which case it keeps its map, as buildAssignments decides.
 func (b *homogeneousBuilder) assignments() []kafka.Assignment {
-	out := make([]kafka.Assignment, len(b.members))
 	var gs, parts, topicOf []int32
-	for m := range b.members {
+	for _, c := range b.changing {
+		m := int(c.member)
 		cur := b.members[m].Current
-		if cur != nil && !b.changed[m] {
-			out[m] = cur
-			continue
-		}
-		// Kept partitions: those of the member's current lists that it
-		// claimed (a list naming one twice yields it twice: sorted and
+		// Kept partitions: those of the member's current lists it claimed
+		// (a list naming one twice yields it twice: sorted and
 		// deduplicated below), then the ones it was dealt.
 		gs = gs[:0]
 		mine := int32(m + 1)
-		for _, c := range b.currentOf(m) {
-			if !b.subscribed[c.topic] {
+		for name, ps := range cur {
+			t := b.ti.lookup(name)
+			if t < 0 || !b.subscribed[t] {
 				continue
 			}
-			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
-			for _, p := range c.parts {
+			base, n := b.ti.offset[t], b.ti.counts[t]
+			for _, p := range ps {
 				if p >= 0 && p < n && b.owner[base+int(p)] == mine {
 					gs = append(gs, int32(base+int(p)))
 				}
 			}
 		}
-		d := b.dealt[m]
-		gs = append(gs, b.unassigned[d.from:d.to]...)
+		gs = append(gs, b.unassigned[c.from:c.to]...)
 		if !slices.IsSorted(gs) {
 			slices.Sort(gs)
 		}
@@ -324,10 +292,10 @@ func (b *homogeneousBuilder) assignments() []kafka.Assignment {
 			topicOf = append(topicOf, int32(t))
 		}
 		if cur != nil && sameRuns(cur, runs, b.ti, parts, topicOf) {
-			out[m] = cur
+			b.out[m] = cur
 			continue
 		}
-		out[m] = newAssignment(b.ti, runs, parts, topicOf)
+		b.out[m] = newAssignment(b.ti, runs, parts, topicOf)
 	}
-	return out
+	return b.out
 }
