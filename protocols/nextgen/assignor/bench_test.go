@@ -107,6 +107,11 @@ func incrementalSpec(tb testing.TB, a Assignor, g benchGroup) (GroupSpec, []kafk
 	return GroupSpec{Members: members, Type: g.typ}, topics
 }
 
+// benchGroups are points of ServerSideAssignorBenchmark's grid (memberCount
+// × partitionsToMemberRatio × topicCount × subscriptionType): ratio 10 at
+// 100, 1,000 and 10,000 members over 10 and 100 topics, where Kafka's
+// published results are, and its largest shape, 10,000 members at ratio 50
+// (500,000 partitions).
 var benchGroups = func() []benchGroup {
 	var gs []benchGroup
 	for _, typ := range []SubscriptionType{Homogeneous, Heterogeneous} {
@@ -115,6 +120,7 @@ var benchGroups = func() []benchGroup {
 				gs = append(gs, benchGroup{members: members, ratio: 10, topics: topics, typ: typ})
 			}
 		}
+		gs = append(gs, benchGroup{members: 10000, ratio: 50, topics: 100, typ: typ})
 	}
 	return gs
 }()
