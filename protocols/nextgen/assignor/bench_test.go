@@ -111,7 +111,7 @@ func incrementalSpec(tb testing.TB, a Assignor, g benchGroup) (GroupSpec, []kafk
 // × partitionsToMemberRatio × topicCount × subscriptionType): ratio 10 at
 // 100, 1,000 and 10,000 members over 10 and 100 topics, where Kafka's
 // published results are, and its largest shape, 10,000 members at ratio 50
-// (500,000 partitions).
+// (500,000 partitions), besides the shapes of bench/.
 var benchGroups = func() []benchGroup {
 	var gs []benchGroup
 	for _, typ := range []SubscriptionType{Homogeneous, Heterogeneous} {
@@ -121,6 +121,11 @@ var benchGroups = func() []benchGroup {
 			}
 		}
 		gs = append(gs, benchGroup{members: 10000, ratio: 50, topics: 100, typ: typ})
+	}
+	// The groups of bench/: 1,000 and 10,000 members sharing one topic of
+	// 100,000 partitions, whose target is recomputed on every epoch bump.
+	for _, members := range []int{1000, 10000} {
+		gs = append(gs, benchGroup{members: members, ratio: 100000 / members, topics: 1, typ: Homogeneous})
 	}
 	return gs
 }()
