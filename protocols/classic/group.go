@@ -100,6 +100,9 @@ type Group struct {
 	pendingSync map[string]bool
 	// supporters counts, per assignor name, the members listing it.
 	supporters map[string]int
+	// joinScan is where maybeCompleteJoin starts looking for a member that
+	// has not rejoined: where it found one last time.
+	joinScan int
 	// The initial-rebalance delay (KIP-134) state.
 	initialJoin      bool
 	newMemberAdded   bool
@@ -458,8 +461,19 @@ func (g *Group) maybeCompleteJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 	if g.state != PreparingRebalance || g.initialJoin || len(g.pending) > 0 {
 		return
 	}
-	for _, m := range g.members {
-		if !m.AwaitingJoin {
+	// Kafka keeps a count of the members awaiting a join response
+	// (ClassicGroup.hasAllMembersJoined); here the members are looked at
+	// in turn, starting from the one that had not rejoined at the last
+	// look. Each join calls this, and members rejoin roughly in the order
+	// the last one left, so starting from the front would read the whole
+	// group on every join of a large one. Every member is still looked at
+	// before the phase completes, so where the look starts cannot change
+	// the answer.
+	n := len(g.members)
+	for i := range n {
+		at := (g.joinScan + i) % n
+		if !g.members[at].AwaitingJoin {
+			g.joinScan = at
 			return
 		}
 	}

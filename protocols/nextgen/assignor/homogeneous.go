@@ -2,19 +2,9 @@ package assignor
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rebalsim/rebalsim/kafka"
-)
-
-// Owner markers used while the homogeneous builder runs, besides member
-// indices (which are >= 0).
-const (
-	// unowned: no member's current target holds the partition, or it was
-	// released and waits in the unassigned list.
-	unowned int32 = -1
-	// heldByCurrent: some member's current target holds the partition and
-	// the member has not been visited yet.
-	heldByCurrent int32 = -2
 )
 
 // assignHomogeneous is UniformHomogeneousAssignmentBuilder: every member
@@ -67,146 +57,300 @@ func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) 
 		return emptyAssignments(members), nil
 	}
 
-	owner := make([]int32, ti.total())
-	for i := range owner {
-		owner[i] = unowned
-	}
-	// Mark what the current targets hold (GroupSpec.isPartitionAssigned).
-	// Only membership is recorded here, so map iteration order is harmless.
-	// In a large group most members hold nothing: they are skipped
-	// without starting a map iteration.
-	for m := range members {
-		if len(members[m].Current) == 0 {
-			continue
-		}
-		for name, ps := range members[m].Current {
-			t := ti.lookup(name)
-			if t < 0 || !subscribed[t] {
-				continue
-			}
-			base, n := ti.offset[t], ti.counts[t]
-			for _, p := range ps {
-				if p >= 0 && p < n {
-					owner[base+int(p)] = heldByCurrent
-				}
-			}
-		}
-	}
+	b := homogeneousBuilder{members: members, ti: ti, subscribed: subscribed, extraToAnyMember: extraToAnyMember}
+	b.keepWithinQuota()
+	b.listUnassigned()
+	b.deal()
+	return b.assignments(), nil
+}
 
-	total := 0
-	unassigned := make([]int32, 0, 64)
-	for t := range ti.names {
-		if !subscribed[t] {
-			continue
-		}
-		total += int(ti.counts[t])
-		base := ti.offset[t]
-		for p := 0; p < int(ti.counts[t]); p++ {
-			if owner[base+p] == unowned {
-				unassigned = append(unassigned, int32(base+p))
-			}
+// Owner markers of homogeneousBuilder.owner, besides member m's m+1. The
+// zero value is "nobody", so a fresh slice needs no filling.
+const (
+	// unowned: no member's current target holds the partition (yet).
+	unowned int32 = 0
+	// released: a member over its quota gave the partition up; it waits
+	// in the unassigned list, and later members listing it do not get it.
+	released int32 = -1
+)
+
+// homogeneousBuilder holds the flat state of one assignHomogeneous call.
+//
+// Kafka's steps 2 and 3 (list the partitions nobody holds, then let each
+// member keep what fits) are done in the other order, in one pass over the
+// members that reads each member's target map once: a partition that no
+// member keeps or releases in that pass is one nobody held, so the list of
+// those, ascending, followed by the released ones in the order released is
+// Kafka's unassigned list. A member that keeps exactly its current target
+// and is at its quota gets its map back there and then, without a second
+// look, as Kafka's builder hands back the member's immutable assignment
+// when maybeRevokePartitions leaves it alone
+// (UniformHomogeneousAssignmentBuilder.maybeRevokePartitions). So an
+// incremental assignment costs one map iteration per member, a pass over
+// the partitions' owners and work for the members that change only.
+type homogeneousBuilder struct {
+	members    []Member
+	ti         *topicIndex
+	subscribed []bool
+	// extraToAnyMember is Kafka 4.1's rule for the extra partitions
+	// (KAFKA-18688), see assignHomogeneous.
+	extraToAnyMember bool
+	total            int
+	// kept counts the partitions members kept.
+	kept int
+
+	// owner maps a global partition index to unowned, released or m+1 for
+	// member m.
+	owner []int32
+	// releasedList is what members over their quota gave up, in order.
+	releasedList []int32
+	unassigned   []int32
+
+	out []kafka.Assignment
+	// changing lists the members whose target is not settled by the
+	// keeping pass, in GroupSpec order, with their share of the unassigned
+	// list once dealt.
+	changing []changingMember
+}
+
+type changingMember struct {
+	member int32
+	// unfilled: the member is in Kafka's unfilled-members queue, which
+	// under 4.1 can also hold a member at its minimum waiting for one of
+	// the extras nobody kept; the other changing members take nothing.
+	unfilled bool
+	// remaining is the quota left after keeping; from and to delimit the
+	// member's share of the unassigned list after deal.
+	remaining, from, to int32
+}
+
+// keepWithinQuota visits the members in GroupSpec order: each gets its
+// quota, keeps its current partitions of subscribed topics (topics in
+// caller order, partitions in Kafka's HashSet order) while the quota lasts
+// and releases the rest; under 4.1's rule it also decides who claims an
+// extra partition and who waits in the unfilled queue for one.
+func (b *homogeneousBuilder) keepWithinQuota() {
+	for t := range b.ti.names {
+		if b.subscribed[t] {
+			b.total += int(b.ti.counts[t])
 		}
 	}
-
-	numMembers := len(members)
-	minQuota := total / numMembers
-	extra := total % numMembers
-
-	type unfilledMember struct {
-		member, remaining int
-	}
-	// Only a member with a quota can be left under it: with more members
-	// than partitions, a few.
-	unfilled := make([]unfilledMember, 0, min(numMembers, total))
-	var topicsBuf, orderBuf []int32
-	for m := range members {
+	numMembers := len(b.members)
+	minQuota := b.total / numMembers
+	extra := b.total % numMembers
+	b.owner = make([]int32, b.ti.total())
+	b.out = make([]kafka.Assignment, numMembers)
+	var held []currentTopic
+	var orderBuf []int32
+	guess := int32(0)
+	for m := range b.members {
 		quota := minQuota
 		// claimsExtra is Kafka's quotaHasExtraPartition: under 4.1 the
 		// extra is only claimed once the member keeps minQuota+1.
 		claimsExtra := false
 		if extra > 0 {
 			quota++
-			if extraToAnyMember {
+			if b.extraToAnyMember {
 				claimsExtra = true
 			} else {
 				extra--
 			}
 		}
-		topicsBuf = topicsBuf[:0]
-		if len(members[m].Current) > 0 {
-			topicsBuf = currentTopics(topicsBuf, members[m].Current, ti)
-		}
-		for _, t := range topicsBuf {
-			if !subscribed[t] {
-				// Partitions of a topic the group no longer subscribes to
-				// are dropped, not released: nobody may receive them.
+		current := b.members[m].Current
+		// changed: the new target is not the current one, or might not be
+		// (then assignments compares them).
+		changed := current == nil
+		held = held[:0]
+		for name, ps := range current {
+			t := b.ti.lookupNear(name, guess)
+			if t < 0 || !b.subscribed[t] {
+				// A topic that does not exist cannot be assigned; the
+				// partitions of one the group no longer subscribes to are
+				// dropped, not released: nobody may receive them.
+				if len(ps) > 0 {
+					changed = true
+				}
 				continue
 			}
-			base, n := ti.offset[t], ti.counts[t]
-			ps := members[m].Current[ti.names[t]]
+			guess = t
+			held = append(held, currentTopic{t, ps})
+		}
+		for i := 1; i < len(held); i++ {
+			for j := i; j > 0 && held[j].topic < held[j-1].topic; j-- {
+				held[j], held[j-1] = held[j-1], held[j]
+			}
+		}
+		mine := int32(m + 1)
+		for _, c := range held {
+			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
+			ps := c.parts
 			if len(ps) > quota {
 				// Some are given up: which, Kafka's HashSet order decides.
 				ps = javaSetOrder(ps, &orderBuf)
 			}
+			prev := int32(-1)
 			for _, p := range ps {
+				if p <= prev {
+					// Out of order or listed twice: the new list, sorted,
+					// cannot be this one.
+					changed = true
+				}
+				prev = p
 				if p < 0 || p >= n {
 					// Kafka never shrinks a topic; a partition number
 					// beyond the metadata cannot be assigned.
+					changed = true
 					continue
 				}
 				g := base + int(p)
-				if owner[g] != heldByCurrent {
-					// Already kept by an earlier member (an inconsistent
-					// current target) or listed twice: the first claim
-					// wins so that every partition has one owner.
+				if b.owner[g] != unowned {
+					// Already kept or released by an earlier member (an
+					// inconsistent current target) or listed twice: the
+					// first claim wins so that every partition has one
+					// owner.
+					changed = true
 					continue
 				}
 				if quota > 0 {
-					owner[g] = int32(m)
+					b.owner[g] = mine
 					quota--
+					b.kept++
 				} else {
-					owner[g] = unowned
-					unassigned = append(unassigned, int32(g))
+					b.owner[g] = released
+					b.releasedList = append(b.releasedList, int32(g))
+					changed = true
 				}
 			}
 		}
-		if !extraToAnyMember {
-			if quota > 0 {
-				unfilled = append(unfilled, unfilledMember{m, quota})
+		unfilled := quota > 0
+		if b.extraToAnyMember {
+			if quota > 0 && claimsExtra {
+				// Short of minQuota+1: give the extra up for another member.
+				quota--
+				claimsExtra = false
 			}
+			if quota == 0 && claimsExtra {
+				extra--
+			}
+			unfilled = quota > 0 || (extra > 0 && !claimsExtra)
+		}
+		// The quotas sum to the partition count, so a member left under
+		// its quota receives exactly what it lacks in deal.
+		if unfilled || changed {
+			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota)})
 			continue
 		}
-		if quota > 0 && claimsExtra {
-			// Short of minQuota+1: give the extra up for another member.
-			quota--
-			claimsExtra = false
-		}
-		if quota == 0 && claimsExtra {
-			extra--
-		}
-		if quota > 0 || (extra > 0 && !claimsExtra) {
-			unfilled = append(unfilled, unfilledMember{m, quota})
-		}
+		b.out[m] = current
 	}
-	if extraToAnyMember {
+	if b.extraToAnyMember {
 		// The extras nobody kept go to the last unfilled members.
-		for i := len(unfilled) - 1; i >= 0 && extra > 0; i-- {
-			unfilled[i].remaining++
-			extra--
+		for i := len(b.changing) - 1; i >= 0 && extra > 0; i-- {
+			if b.changing[i].unfilled {
+				b.changing[i].remaining++
+				extra--
+			}
 		}
 	}
+}
 
-	next := 0
-	for _, u := range unfilled {
-		for i := 0; i < u.remaining && next < len(unassigned); i++ {
-			owner[unassigned[next]] = int32(u.member)
-			next++
+type currentTopic struct {
+	topic int32
+	parts []int32
+}
+
+// listUnassigned makes Kafka's unassigned list: every partition of a
+// subscribed topic that no current target held, topic by topic in caller
+// order, partitions ascending, then the released ones.
+func (b *homogeneousBuilder) listUnassigned() {
+	// Everything not kept is unassigned: in a full assignment that is
+	// every partition, which appending would copy over and over.
+	b.unassigned = make([]int32, 0, b.total-b.kept)
+	for t := range b.ti.names {
+		if !b.subscribed[t] {
+			continue
+		}
+		base := b.ti.offset[t]
+		for p, o := range b.owner[base : base+int(b.ti.counts[t])] {
+			if o == unowned {
+				b.unassigned = append(b.unassigned, int32(base+p))
+			}
 		}
 	}
-	if next < len(unassigned) {
+	b.unassigned = append(b.unassigned, b.releasedList...)
+}
+
+// deal hands the unassigned list out in order: each member left under its
+// quota, in GroupSpec order, takes the next partitions until its quota is
+// met (UniformHomogeneousAssignmentBuilder.assignRemainingPartitions).
+func (b *homogeneousBuilder) deal() {
+	next := int32(0)
+	left := int32(len(b.unassigned))
+	for i := range b.changing {
+		c := &b.changing[i]
+		take := min(c.remaining, left-next)
+		c.from, c.to = next, next+take
+		next += take
+	}
+	if next < left {
 		// The quotas sum to the partition count, so this is a bug here,
 		// not bad input.
-		panic(fmt.Sprintf("assignor: homogeneous builder left %d of %d partitions unassigned", len(unassigned)-next, total))
+		panic(fmt.Sprintf("assignor: homogeneous builder left %d of %d partitions unassigned", left-next, b.total))
 	}
-	return buildAssignments(members, ti, owner), nil
+}
+
+// assignments completes the new targets of the members that change: each
+// gets its kept and received partitions in one array of its own (see
+// buildAssignments for why), unless they turn out to be its current target
+// after all (a partition it skipped as claimed twice can come back to it in
+// the deal), in which case it keeps its map, as buildAssignments decides.
+func (b *homogeneousBuilder) assignments() []kafka.Assignment {
+	var gs, parts, topicOf []int32
+	for _, c := range b.changing {
+		m := int(c.member)
+		cur := b.members[m].Current
+		// Kept partitions: those of the member's current lists it claimed
+		// (a list naming one twice yields it twice: sorted and
+		// deduplicated below), then the ones it was dealt.
+		gs = gs[:0]
+		mine := int32(m + 1)
+		for name, ps := range cur {
+			t := b.ti.lookup(name)
+			if t < 0 || !b.subscribed[t] {
+				continue
+			}
+			base, n := b.ti.offset[t], b.ti.counts[t]
+			for _, p := range ps {
+				if p >= 0 && p < n && b.owner[base+int(p)] == mine {
+					gs = append(gs, int32(base+int(p)))
+				}
+			}
+		}
+		gs = append(gs, b.unassigned[c.from:c.to]...)
+		if !slices.IsSorted(gs) {
+			slices.Sort(gs)
+		}
+		gs = slices.Compact(gs)
+
+		// Global indices ascend with (topic, partition): walk the topics
+		// along with them.
+		parts, topicOf = parts[:0], topicOf[:0]
+		runs := 0
+		t := 0
+		for i, g := range gs {
+			for int(g) >= b.ti.offset[t+1] {
+				t++
+			}
+			if i == 0 || topicOf[i-1] != int32(t) {
+				runs++
+			}
+			parts = append(parts, g-int32(b.ti.offset[t]))
+			topicOf = append(topicOf, int32(t))
+		}
+		if cur != nil && sameRuns(cur, runs, b.ti, parts, topicOf) {
+			b.out[m] = cur
+			continue
+		}
+		b.out[m] = newAssignment(b.ti, runs, parts, topicOf)
+	}
+	return b.out
 }

@@ -59,6 +59,19 @@ func (ti *topicIndex) lookup(name string) int32 {
 	return -1
 }
 
+// lookupNear is lookup that tries topic guess first: comparing a name
+// with the metadata's own string (the same pointer) is cheaper than
+// hashing it.
+func (ti *topicIndex) lookupNear(name string, guess int32) int32 {
+	if guess >= 0 && int(guess) < len(ti.names) && ti.names[guess] == name {
+		return guess
+	}
+	if next := guess + 1; next >= 0 && int(next) < len(ti.names) && ti.names[next] == name {
+		return next
+	}
+	return ti.lookup(name)
+}
+
 // subscriptions holds every member's subscribed, existing topics as topic
 // indices in ascending (caller) order. The lists share one backing array.
 type subscriptions struct {
@@ -259,17 +272,25 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.A
 			out[m] = cur
 			continue
 		}
-		own := slices.Clone(parts[lo:hi])
-		a := make(kafka.Assignment, runs)
-		for i := lo; i < hi; {
-			j := i + 1
-			for j < hi && topicOf[j] == topicOf[i] {
-				j++
-			}
-			a[ti.names[topicOf[i]]] = own[i-lo : j-lo : j-lo]
-			i = j
-		}
-		out[m] = a
+		out[m] = newAssignment(ti, runs, parts[lo:hi], topicOf[lo:hi])
 	}
 	return out
+}
+
+// newAssignment makes the assignment of partitions parts (of topics
+// topicOf, in runs runs of one topic each, ascending): one array of its
+// own, each topic's list a sub-slice of it with its capacity clipped so
+// that appending to one cannot overwrite the next.
+func newAssignment(ti *topicIndex, runs int, parts, topicOf []int32) kafka.Assignment {
+	own := slices.Clone(parts)
+	a := make(kafka.Assignment, runs)
+	for i := 0; i < len(own); {
+		j := i + 1
+		for j < len(own) && topicOf[j] == topicOf[i] {
+			j++
+		}
+		a[ti.names[topicOf[i]]] = own[i:j:j]
+		i = j
+	}
+	return a
 }

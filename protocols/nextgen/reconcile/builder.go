@@ -133,6 +133,17 @@ func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 		// on every epoch bump.
 		return r.emptyAtTarget()
 	}
+	if held, ok := r.heldIsTarget(); ok {
+		// Case 4 with everything kept: after an epoch bump that did not
+		// change its target, which in a large group is most members on
+		// every bump, the member only moves to the target epoch.
+		return Member{
+			Subscription: slices.Clone(r.member.Subscription),
+			State:        Stable,
+			Epoch:        in.TargetEpoch, PreviousEpoch: r.member.Epoch,
+			Assigned: held, PendingRevocation: kafka.Assignment{},
+		}
+	}
 	topics := unionTopics(in.Target, r.member.Assigned)
 	keep := kafka.Assignment{}
 	revoke := kafka.Assignment{}
@@ -195,6 +206,36 @@ func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 		next.PendingRevocation = kafka.Assignment{}
 	}
 	return next
+}
+
+// heldIsTarget reports whether the member's assigned partitions are exactly
+// its target (as the general case reads the target, subscription
+// enforcement included), and if so returns them as the general case would
+// keep them: sorted, without empty topics, in a map and lists of their own.
+// Then there is nothing to revoke, give or wait for.
+func (r *reconciliation) heldIsTarget() (kafka.Assignment, bool) {
+	target := func(t string) []int32 {
+		if r.enforcesSubscription() && !r.subscribed(t) {
+			return nil
+		}
+		return sortedSet(r.in.Target[t])
+	}
+	held := make(kafka.Assignment, len(r.member.Assigned))
+	for t, ps := range r.member.Assigned {
+		current := sortedSet(ps)
+		if !slices.Equal(current, target(t)) {
+			return nil, false
+		}
+		if len(current) > 0 {
+			held[t] = slices.Clone(current)
+		}
+	}
+	for t := range r.in.Target {
+		if _, seen := r.member.Assigned[t]; !seen && len(target(t)) > 0 {
+			return nil, false
+		}
+	}
+	return held, true
 }
 
 // emptyAtTarget is a member that holds nothing moving to the target epoch
