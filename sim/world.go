@@ -45,6 +45,9 @@ type world struct {
 	notReady       int
 	flips          []flip
 	converged      bool
+	// rejectedCommits counts the window's offset commits the
+	// coordinator rejected.
+	rejectedCommits int
 
 	disturbances []disturbance
 	findings     []Finding
@@ -252,7 +255,10 @@ func (w *world) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
 	if out.CommitOffsets && p.cfg.EnableAutoCommit {
-		w.ledger.Commit(p.idx)
+		// Sent before the effects' own requests: the connection is FIFO,
+		// so onJoinPrepare's commit reaches the coordinator before the
+		// JoinGroup that follows it.
+		w.sendOffsetCommit(p, AppThread)
 	}
 	// The effects are read in place: a note is large, and most steps
 	// set a timer or two.
@@ -298,6 +304,9 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 				continue
 			}
 			p = w.procs[i]
+		}
+		if r, ok := s.Msg.(OffsetCommitResponse); ok {
+			w.committed(p, s.To, r)
 		}
 		w.send(p, Coordinator, s.To, s.Msg, s.To.thread)
 	}
