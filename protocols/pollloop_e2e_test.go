@@ -111,6 +111,8 @@ func TestPausedSaturatedMemberProcessesItsBatchAsAZombie(t *testing.T) {
 	}
 	// The consumer protocol's session and heartbeat are the broker's.
 	sc.Group.SessionTimeout, sc.Group.HeartbeatInterval = session, heartbeat
+	// The broker's bounds must admit them (GroupCoordinatorConfig).
+	sc.Group.ConsumerMinSessionTimeout, sc.Group.ConsumerMinHeartbeatInterval = session, heartbeat
 	for i := 1; i <= 4; i++ {
 		sc.Members = append(sc.Members, sim.MemberSpec{ID: fmt.Sprintf("c%d", i)})
 	}

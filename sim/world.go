@@ -128,7 +128,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		w.k.ShuffleTies(r.Uint64)
 	}
 	w.k.AfterEach(w.checkConvergence)
-	w.groupCfg = ResolveGroupConfig(sc.Group)
+	w.groupCfg = ResolveGroupConfigFor(sc.Group, sc.KafkaVersion)
 	w.ledger = newLedger(w.k.Now, windowStart(sc), opts.Timeline)
 	if sc.StuckAfter > 0 {
 		w.ledger.stuckAfter = sc.StuckAfter
@@ -201,6 +201,9 @@ func checkRunnable(sc *Scenario) error {
 		return fmt.Errorf("scenario %s: no topics", sc.Name)
 	case len(sc.Members) == 0:
 		return fmt.Errorf("scenario %s: no members", sc.Name)
+	}
+	if vs := ConsumerGroupBounds(ResolveGroupConfigFor(sc.Group, sc.KafkaVersion)); len(vs) > 0 {
+		return fmt.Errorf("scenario %s: %w", sc.Name, vs[0])
 	}
 	return checkOperations(sc)
 }
