@@ -192,7 +192,7 @@ func TestLostSyncResponseRejoins(t *testing.T) {
 duration: 20m
 topics: [{name: orders, partitions: 12, rate: 20}]
 defaults: {session_timeout: 10s, heartbeat_interval: 3s}
-group: {session_timeout: 10s, heartbeat_interval: 3s}
+group: {session_timeout: 10s, heartbeat_interval: 3s, consumer_min_session_timeout: 10s, consumer_min_heartbeat_interval: 3s}
 members: [{count: 3, id: "c{i}"}, {id: c4, start: 30s}]
 events: [{at: 30.3185s, network_partition: {members: [c2], for: 11s}}]
 `

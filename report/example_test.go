@@ -37,6 +37,7 @@ func ExampleTable() {
 	//   peak_lag_records                    0            0
 	//   lag_recovery_seconds            0.000        0.000
 	//   duplicate_records                   0            0
+	//   rejected_commits                    0            0
 	//   latency_p50_seconds             0.000        0.000
 	//   latency_p99_seconds             0.000        0.000
 	//   latency_p999_seconds            0.000        0.000
@@ -79,6 +80,7 @@ func ExampleCSV() {
 	// nextgen,peak_lag_records,0
 	// nextgen,lag_recovery_seconds,0
 	// nextgen,duplicate_records,0
+	// nextgen,rejected_commits,0
 	// nextgen,latency_p50_seconds,0
 	// nextgen,latency_p99_seconds,0
 	// nextgen,latency_p999_seconds,0

@@ -25,7 +25,7 @@ func NewScenarioInfo(sc *sim.Scenario) ScenarioInfo {
 		Duration:     sc.Duration.Seconds(),
 		Protocols:    append([]string(nil), sc.Protocols...),
 		Network:      sc.Network.Latency.String(),
-		Group:        groupSettings(sc.Group),
+		Group:        groupSettings(sc.Group, sc.KafkaVersion),
 		Defaults:     consumerSettings(sc.Defaults),
 	}
 	for _, t := range sc.Topics {
@@ -89,8 +89,8 @@ func eventInfo(ev sim.Event) EventInfo {
 // (sim.GroupSettingTable); zero fields mean Kafka's default
 // (sim.GroupConfig), so the default is shown instead, and a zero that means
 // something says what ("0s (off)", "unlimited").
-func groupSettings(g sim.GroupConfig) map[string]string {
-	g = sim.ResolveGroupConfig(g)
+func groupSettings(g sim.GroupConfig, release string) map[string]string {
+	g = sim.ResolveGroupConfigFor(g, release)
 	m := map[string]string{}
 	for _, s := range sim.GroupSettingTable() {
 		info := s.Info()

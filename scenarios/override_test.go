@@ -74,7 +74,7 @@ func TestOverridePaths(t *testing.T) {
 		{"session_timeout=10s", func(s *sim.Scenario) any { return *s.Defaults.SessionTimeout }, d("10s")},
 		{"max_poll_interval=1m", func(s *sim.Scenario) any { return *s.Defaults.MaxPollInterval }, d("1m")},
 		{"defaults.processing_rate=500", func(s *sim.Scenario) any { return *s.Defaults.ProcessingRate }, 500.0},
-		{"group.heartbeat_interval=2s", func(s *sim.Scenario) any { return s.Group.HeartbeatInterval }, d("2s")},
+		{"group.heartbeat_interval=10s", func(s *sim.Scenario) any { return s.Group.HeartbeatInterval }, d("10s")},
 		{"group.session_timeout=50s", func(s *sim.Scenario) any { return s.Group.SessionTimeout }, d("50s")},
 		{"topics.orders.partitions=100", func(s *sim.Scenario) any { return []int32{s.Topics[0].Partitions, s.Topics[1].Partitions} }, []int32{100, 6}},
 		{"topics[payments].partitions=9", func(s *sim.Scenario) any { return []int32{s.Topics[0].Partitions, s.Topics[1].Partitions} }, []int32{12, 9}},

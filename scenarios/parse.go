@@ -116,6 +116,11 @@ func decodeRoot(source string, root *yaml.Node, names sim.Names) (*File, error) 
 	if err := c.err(); err != nil {
 		return nil, err
 	}
+	// What the file leaves out takes the release's default when the run
+	// resolves the group (sim.ResolveGroupConfigFor); an explicit 0 is off.
+	if g := &s.Scenario.Group; d.written("group.assignment_interval") && g.AssignmentInterval == 0 {
+		g.AssignmentInterval = sim.AssignmentIntervalOff
+	}
 	return s, nil
 }
 
@@ -207,11 +212,6 @@ func (d *decoder) scenario(root *yaml.Node) *File {
 	if e := f.get("group"); e != nil && !isNull(d.value(e.val)) {
 		d.mark("group", e.val)
 		d.group(e.val, &s.Group)
-	}
-	// The release's defaults fill what the file leaves out; an explicit
-	// setting wins.
-	if !d.written("group.assignment_interval") {
-		s.Group.AssignmentInterval = sim.VersionAssignmentInterval(s.KafkaVersion)
 	}
 	if e := f.get("members"); e != nil {
 		d.mark("members", e.val)

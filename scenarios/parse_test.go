@@ -68,10 +68,9 @@ func TestParseDesignScenario(t *testing.T) {
 		MaxPollInterval:   ptr(5 * time.Minute),
 		ProcessingRate:    ptr(2000.0),
 	}
-	// The example names no release, so it follows 4.3, whose assignment
-	// interval defaults to 1s (KIP-1263).
+	// The example names no release, so it follows 4.3; the release's
+	// assignment interval is left to the run (sim.ResolveGroupConfigFor).
 	group43 := sim.DefaultGroupConfig()
-	group43.AssignmentInterval = time.Second
 	want := &File{
 		Scenario: &sim.Scenario{
 			Name:        "scale-out",
@@ -127,10 +126,9 @@ func TestParseFillsDefaults(t *testing.T) {
 	if got.Topics[0].Rate != 100 {
 		t.Errorf("Rate = %v; want 100 records/s per partition", got.Topics[0].Rate)
 	}
-	// Kafka 4.3's defaults: the broker's, with KIP-1263's 1s assignment
-	// interval.
+	// Kafka's broker defaults; the release's assignment interval (1s
+	// under 4.3, KIP-1263) is left to the run, which resolves it.
 	wantGroup := sim.DefaultGroupConfig()
-	wantGroup.AssignmentInterval = time.Second
 	if got.Group != wantGroup {
 		t.Errorf("Group = %+v; want Kafka 4.3's defaults %+v", got.Group, wantGroup)
 	}
@@ -145,13 +143,16 @@ func TestParseGroupZeroMeansZero(t *testing.T) {
 	got := mustParse(t, base+"group: {initial_rebalance_delay: 0s, assignment_interval: 0, max_size: 0}\n")
 	want := sim.DefaultGroupConfig()
 	want.InitialRebalanceDelay = 0
+	want.AssignmentInterval = sim.AssignmentIntervalOff // 0 written out is off in any release
 	if got.Group != want {
 		t.Errorf("Group = %+v; want %+v", got.Group, want)
 	}
 	got = mustParse(t, base+"group:\n  session_timeout: 60s\n  heartbeat_interval: 15s\n  assignor: range\n  migration_policy: upgrade\n  assignment_interval: 1s\n  min_session_timeout: 10s\n  max_session_timeout: 10m\n  max_size: 50\n")
 	want = sim.GroupConfig{InitialRebalanceDelay: 3 * time.Second, HeartbeatInterval: 15 * time.Second,
 		SessionTimeout: time.Minute, Assignor: "range", MigrationPolicy: "upgrade", AssignmentInterval: time.Second,
-		MinSessionTimeout: 10 * time.Second, MaxSessionTimeout: 10 * time.Minute, MaxSize: 50}
+		MinSessionTimeout: 10 * time.Second, MaxSessionTimeout: 10 * time.Minute, MaxSize: 50,
+		ConsumerMinSessionTimeout: 45 * time.Second, ConsumerMaxSessionTimeout: time.Minute,
+		ConsumerMinHeartbeatInterval: 5 * time.Second, ConsumerMaxHeartbeatInterval: 15 * time.Second}
 	if got.Group != want {
 		t.Errorf("Group = %+v; want %+v", got.Group, want)
 	}
@@ -365,7 +366,7 @@ func TestNullAndZeroForms(t *testing.T) {
 		t.Errorf("empty sections gave %d events and %d expectations", len(s.Events), len(s.Expect))
 	}
 	s = mustParse(t, base+"group: {assignment_interval: 0}\nnetwork: {latency: 0}\n")
-	if s.Group.AssignmentInterval != 0 || s.Network.Latency.Value != 0 {
+	if s.Group.AssignmentInterval != sim.AssignmentIntervalOff || s.Network.Latency.Value != 0 {
 		t.Errorf("a bare 0 is zero for a duration; got %v and %v", s.Group.AssignmentInterval, s.Network.Latency.Value)
 	}
 }

@@ -271,8 +271,20 @@ func (c *checker) checkDistribution(path, key string, l sim.Distribution) {
 func (c *checker) checkGroup() {
 	g := &c.s.Group
 	c.checkGroupSettings(g)
-	resolved := sim.ResolveGroupConfig(*g)
+	resolved := sim.ResolveGroupConfigFor(*g, c.s.KafkaVersion)
 	hb, st := resolved.HeartbeatInterval, resolved.SessionTimeout
+	for _, v := range sim.ConsumerGroupBounds(resolved) {
+		if v.Key == "heartbeat_interval" && hb >= st {
+			continue // the rule below says what is wrong
+		}
+		// Reported where the file wrote the value, else at the bound
+		// it wrote.
+		path := "group." + v.Key
+		if !c.written(path) && c.written("group."+v.Bound) {
+			path = "group." + v.Bound
+		}
+		c.problem(path, "%s", v.Error())
+	}
 	if hb > 0 && st > 0 && hb >= st {
 		path := "group.heartbeat_interval"
 		if !c.written(path) && c.written("group.session_timeout") {

@@ -97,6 +97,7 @@ func (w *world) result(series *Series) *Result {
 	}
 	m := &r.Metrics
 	m.Rebalances = w.rebalances
+	m.RejectedCommits = w.rejectedCommits
 	l.partitionMetrics(m)
 	for _, p := range w.procs {
 		m.MemberIdleSeconds += sec(p.idleTotal)

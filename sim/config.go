@@ -168,13 +168,26 @@ func ResolveConfig(sc *Scenario, protocol string, m MemberSpec, patches []Consum
 	return c, nil
 }
 
-// ResolveGroupConfig fills the zero fields of g with Kafka's defaults, except
-// where zero is a meaningful setting (InitialRebalanceDelay: no delay).
+// ResolveGroupConfig is ResolveGroupConfigFor under DefaultKafkaVersion.
 func ResolveGroupConfig(g GroupConfig) GroupConfig {
+	return ResolveGroupConfigFor(g, DefaultKafkaVersion)
+}
+
+// ResolveGroupConfigFor fills the zero fields of g with Kafka's defaults
+// in release ("" is DefaultKafkaVersion), except where zero is a
+// meaningful setting (InitialRebalanceDelay: no delay). It is the one
+// place a release's defaults are derived, for a scenario loaded from a
+// file and one built in Go alike: a field the scenario leaves zero takes
+// the release's default (AssignmentInterval), an explicit setting wins.
+// In the result, AssignmentInterval 0 is off.
+func ResolveGroupConfigFor(g GroupConfig, release string) GroupConfig {
 	for _, row := range groupSettingTable() {
 		if !row.ZeroIsValue() && row.IsZero(&g) {
-			row.Put(&g, row.Default())
+			row.Put(&g, row.DefaultFor(release))
 		}
+	}
+	if g.AssignmentInterval < 0 {
+		g.AssignmentInterval = 0
 	}
 	return g
 }

@@ -71,6 +71,8 @@ var metricTable = sync.OnceValue(func() []Metric {
 			field: func(m *Metrics) any { return &m.LagRecoverySeconds }},
 		{Better: LowerIsBetter, Unit: "records", Meaning: "records the next owner processes again: those processed since the last successful commit of a partition that was lost (crash, fencing, zombie) or handed over without a commit (see commits below)",
 			field: func(m *Metrics) any { return &m.DuplicateRecords }},
+		{Better: LowerIsBetter, Unit: "commits", Meaning: "offset commits the coordinator rejected (stale generation or member epoch, unknown member, rebalance in progress; under Kafka 4.3, by each partition's assignment epoch, KIP-1251): their records stay uncommitted",
+			field: func(m *Metrics) any { return &m.RejectedCommits }},
 		{Better: LowerIsBetter, Unit: "seconds", Meaning: "median end-to-end record latency, production to processing, weighted by records; exact from the lag model (see below)",
 			field: func(m *Metrics) any { return &m.LatencyP50Seconds }},
 		{Better: LowerIsBetter, Unit: "seconds", Meaning: "99th percentile of end-to-end record latency",

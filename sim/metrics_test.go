@@ -16,6 +16,7 @@ func TestMetricTableIsTheContract(t *testing.T) {
 		"member_idle_seconds", "convergence_seconds",
 		"double_ownership_seconds", "zombie_processing_seconds",
 		"peak_lag_records", "lag_recovery_seconds", "duplicate_records",
+		"rejected_commits",
 		"latency_p50_seconds", "latency_p99_seconds", "latency_p999_seconds",
 		"latency_max_seconds", "max_lag_seconds", "peak_partition_lag_records",
 		"moved_load_records_per_second",

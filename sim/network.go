@@ -89,5 +89,10 @@ func (d *delivery) fire() {
 	if !p.alive || p.incarnation != incarnation {
 		return
 	}
+	if _, ok := msg.(OffsetCommitResponse); ok {
+		// The simulator reads commit responses itself (offsetcommit.go).
+		w.commitAnswered(p)
+		return
+	}
 	w.stepClient(p, thread, clientInput{kind: inputReceive, msg: msg})
 }

@@ -69,6 +69,8 @@ type process struct {
 	// finishAfterPause completes a callback whose time ran out during a pause.
 	finishAfterPause func()
 	appBlocked       time.Duration // when the application thread last stopped polling
+	// commitWait is the synchronous commit of the revocation in progress.
+	commitWait *commitWait
 
 	// The poll loop (see pollLoop): the application thread processes the
 	// batch its last poll() returned until batchEnd, and handles nothing
@@ -89,8 +91,12 @@ type process struct {
 	// autoCommitIdle is set while auto-commit ticks are stopped because
 	// the member owns nothing; startedAt anchors their cadence.
 	autoCommitIdle bool
-	startedAt      time.Duration
-	closeDue       eventID
+	// autoCommitQueued is set while an auto-commit waits for poll();
+	// autoCommitted is when the last one was sent.
+	autoCommitQueued bool
+	autoCommitted    time.Duration
+	startedAt        time.Duration
+	closeDue         eventID
 
 	pollRng *rand.Rand
 	// recordRng draws record processing times; records samples them for
@@ -142,8 +148,8 @@ func (w *world) startProcess(p *process) {
 		return
 	}
 	p.alive, p.paused, p.stalled, p.appBusy, p.closing, p.catchingUp = true, false, false, false, false, false
-	p.startedAt, p.autoCommitIdle = w.k.Now(), false
-	p.callbacks, p.appInbox, p.bgInbox, p.pollPending = nil, nil, nil, false
+	p.startedAt, p.autoCommitIdle, p.autoCommitQueued, p.autoCommitted = w.k.Now(), false, false, 0
+	p.callbacks, p.appInbox, p.bgInbox, p.pollPending, p.commitWait = nil, nil, nil, false, nil
 	p.batchEnd, p.hasAnchor, p.freeAt, p.batchDueAt, p.bgCallback = 0, false, -1, -1, false
 	w.ledger.procs[p.idx].rate = cfg.Rate()
 	p.records = nil
@@ -183,13 +189,24 @@ func (w *world) scheduleAutoCommit(p *process) {
 			return
 		}
 		// Auto-commit runs inside poll(): a blocked application thread
-		// commits nothing until it polls again, and a client whose
-		// commits fail mid-rebalance commits nothing then.
-		w.stepClient(p, AppThread, clientInput{fn: func(c Client, _ ClientEnv, _ *Effects) {
-			if g, ok := c.(CommitGate); !ok || g.CanCommit() {
-				w.ledger.Commit(p.idx)
-			}
-		}})
+		// commits nothing until it polls again, and then once however
+		// many intervals it missed (ConsumerCoordinator
+		// .maybeAutoCommitOffsetsAsync checks its timer in poll()); a
+		// client whose commits fail mid-rebalance commits nothing then.
+		if !p.autoCommitQueued {
+			p.autoCommitQueued = true
+			w.stepClient(p, AppThread, clientInput{fn: func(c Client, _ ClientEnv, _ *Effects) {
+				p.autoCommitQueued = false
+				if p.autoCommitted == w.k.Now() && p.autoCommitted > 0 {
+					return // a late tick and the next one met in one poll()
+				}
+				if g, ok := c.(CommitGate); !ok || g.CanCommit() {
+					if w.sendOffsetCommit(p, AppThread) {
+						p.autoCommitted = w.k.Now()
+					}
+				}
+			}})
+		}
 		w.scheduleAutoCommit(p)
 	})
 }
@@ -221,7 +238,7 @@ func (w *world) stopProcess(p *process, clean bool) {
 	p.alive, p.client, p.closing, p.catchingUp = false, nil, false, false
 	p.paused, p.stalled, p.appBusy, p.finishAfterPause = false, false, false, nil
 	p.batchEnd, p.hasAnchor, p.bgCallback = 0, false, false
-	p.callbacks, p.appInbox, p.bgInbox = nil, nil, nil
+	p.callbacks, p.appInbox, p.bgInbox, p.commitWait = nil, nil, nil, nil
 	p.incarnation++ // nothing addressed to the old life is delivered
 	w.replicasChanged(-1)
 	w.syncProcess(p)

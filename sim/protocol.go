@@ -190,10 +190,11 @@ type Effects struct {
 	// WantPoll asks for the application thread's next poll().
 	WantPoll bool
 	Notes    []Note
-	// CommitOffsets commits, synchronously and now, everything the
-	// application has consumed, when enable.auto.commit is on: the classic
-	// client's auto-commit in onJoinPrepare. (Its latency does not delay
-	// the JoinGroup.)
+	// CommitOffsets sends, now and before the effects' requests, an
+	// OffsetCommit of everything the application has consumed, when
+	// enable.auto.commit is on: the classic client's auto-commit in
+	// onJoinPrepare when no revocation follows (a revocation with Commit
+	// makes that commit). Its latency does not delay the JoinGroup.
 	CommitOffsets bool
 }
 

@@ -64,6 +64,8 @@ type Metrics struct {
 	PeakLagRecords           float64 `json:"peak_lag_records"`
 	LagRecoverySeconds       float64 `json:"lag_recovery_seconds"`
 	DuplicateRecords         float64 `json:"duplicate_records"`
+	// RejectedCommits counts offset commits the coordinator rejected.
+	RejectedCommits int `json:"rejected_commits"`
 	// End-to-end latency of the records processed in the window, weighted
 	// by records (records still waiting at the horizon count with their age).
 	LatencyP50Seconds  float64 `json:"latency_p50_seconds"`

@@ -169,7 +169,10 @@ type GroupConfig struct {
 	// (bidirectional | upgrade | downgrade | disabled).
 	MigrationPolicy string
 	// AssignmentInterval is the newer group.consumer.assignment.interval.ms rate
-	// limit on target recomputation; 0 disables it (the 4.0 behaviour).
+	// limit on target recomputation. In a scenario 0 is the Kafka
+	// release's default (VersionAssignmentInterval) and
+	// AssignmentIntervalOff turns it off; in a resolved configuration
+	// (ResolveGroupConfigFor), which the models see, 0 is off.
 	AssignmentInterval time.Duration
 	// MinSessionTimeout and MaxSessionTimeout bound classic members' session
 	// timeouts (group.min/max.session.timeout.ms).
@@ -177,6 +180,14 @@ type GroupConfig struct {
 	MaxSessionTimeout time.Duration
 	// MaxSize is group.max.size / group.consumer.max.size; 0 = unlimited.
 	MaxSize int
+	// The broker's bounds on the consumer protocol's session timeout and
+	// heartbeat interval (group.consumer.min/max.session.timeout.ms,
+	// group.consumer.min/max.heartbeat.interval.ms): outside them the
+	// broker refuses its configuration (see ConsumerGroupBounds).
+	ConsumerMinSessionTimeout    time.Duration
+	ConsumerMaxSessionTimeout    time.Duration
+	ConsumerMinHeartbeatInterval time.Duration
+	ConsumerMaxHeartbeatInterval time.Duration
 }
 
 // KafkaVersions lists the Kafka releases a scenario may name.
@@ -195,6 +206,11 @@ func ReleaseAtLeast(version, min string) bool {
 	return version >= min
 }
 
+// AssignmentIntervalOff is a scenario's explicit
+// group.consumer.assignment.interval.ms of 0: no batching, whatever the
+// release (a zero field means the release's default).
+const AssignmentIntervalOff time.Duration = -1
+
 // VersionAssignmentInterval is the default of
 // group.consumer.assignment.interval.ms in a Kafka release: KIP-1263
 // (4.3) batches target-assignment computation, by default at most once a
@@ -208,10 +224,16 @@ func VersionAssignmentInterval(version string) time.Duration {
 
 // DefaultGroupConfig returns Kafka's broker defaults (reference §1.2, §1.3;
 // GroupSettingTable).
+//
+// A setting whose default differs between Kafka releases is left zero, so
+// that the scenario's KafkaVersion supplies it when the run resolves the
+// configuration (ResolveGroupConfigFor).
 func DefaultGroupConfig() GroupConfig {
 	var g GroupConfig
 	for _, row := range groupSettingTable() {
-		row.Put(&g, row.Default())
+		if !row.ByRelease() {
+			row.Put(&g, row.Default())
+		}
 	}
 	return g
 }

@@ -344,6 +344,11 @@ type GroupSetting interface {
 	// than "Kafka's default".
 	ZeroIsValue() bool
 	Default() any
+	// DefaultFor is the default in a Kafka release ("" is
+	// DefaultKafkaVersion): Default, unless ByRelease.
+	DefaultFor(release string) any
+	// ByRelease reports whether the default differs between releases.
+	ByRelease() bool
 }
 
 type groupRow[T comparable] struct {
@@ -353,11 +358,23 @@ type groupRow[T comparable] struct {
 	field       func(g *GroupConfig) *T
 }
 
-func (r groupRow[T]) Info() Setting             { return r.Setting.clone() }
-func (r groupRow[T]) Value(g *GroupConfig) any  { return *r.field(g) }
-func (r groupRow[T]) Put(g *GroupConfig, v any) { *r.field(g) = v.(T) }
-func (r groupRow[T]) Default() any              { return r.def }
-func (r groupRow[T]) ZeroIsValue() bool         { return r.zeroIsValue }
+// releaseRow is a group setting whose default differs between Kafka
+// releases: byRelease gives it, and def is DefaultKafkaVersion's.
+type releaseRow[T comparable] struct {
+	groupRow[T]
+	byRelease func(release string) T
+}
+
+func (r releaseRow[T]) ByRelease() bool               { return true }
+func (r releaseRow[T]) DefaultFor(release string) any { return r.byRelease(release) }
+
+func (r groupRow[T]) Info() Setting                 { return r.Setting.clone() }
+func (r groupRow[T]) Value(g *GroupConfig) any      { return *r.field(g) }
+func (r groupRow[T]) Put(g *GroupConfig, v any)     { *r.field(g) = v.(T) }
+func (r groupRow[T]) Default() any                  { return r.def }
+func (r groupRow[T]) ZeroIsValue() bool             { return r.zeroIsValue }
+func (r groupRow[T]) ByRelease() bool               { return false }
+func (r groupRow[T]) DefaultFor(release string) any { return r.def }
 func (r groupRow[T]) IsZero(g *GroupConfig) bool {
 	var zero T
 	return *r.field(g) == zero
@@ -387,9 +404,9 @@ var groupSettingTable = sync.OnceValue(func() []GroupSetting {
 			Allowed: []string{MigrationBidirectional, MigrationUpgrade, MigrationDowngrade, MigrationDisabled},
 			Meaning: "which online migrations between a classic and a consumer group are allowed (KIP-848)"},
 			MigrationBidirectional, false, func(g *GroupConfig) *string { return &g.MigrationPolicy }},
-		groupRow[time.Duration]{Setting{Key: "assignment_interval", Kafka: "group.consumer.assignment.interval.ms", Kind: KindDuration, Rule: RuleNonNegative, Zero: "off",
-			Meaning: "consumer protocol: least time between two target assignments (newer than 4.0, which has none)"},
-			0, false, func(g *GroupConfig) *time.Duration { return &g.AssignmentInterval }},
+		releaseRow[time.Duration]{groupRow[time.Duration]{Setting{Key: "assignment_interval", Kafka: "group.consumer.assignment.interval.ms", Kind: KindDuration, Rule: RuleNonNegative, Zero: "off",
+			Meaning: "consumer protocol: least time between two target assignments; the default is the release's: 1s from 4.3 (KIP-1263), off before"},
+			VersionAssignmentInterval(DefaultKafkaVersion), false, func(g *GroupConfig) *time.Duration { return &g.AssignmentInterval }}, VersionAssignmentInterval},
 		groupRow[time.Duration]{Setting{Key: "min_session_timeout", Kafka: "group.min.session.timeout.ms", Kind: KindDuration, Rule: RulePositive,
 			Meaning: "classic: the smallest session_timeout a member may ask for"},
 			6 * time.Second, false, func(g *GroupConfig) *time.Duration { return &g.MinSessionTimeout }},
@@ -399,5 +416,19 @@ var groupSettingTable = sync.OnceValue(func() []GroupSetting {
 		groupRow[int]{Setting{Key: "max_size", Kafka: "group.max.size, group.consumer.max.size", Kind: KindInt, Rule: RuleNonNegative, Zero: "unlimited", Unit: "members",
 			Meaning: "most members the group admits"},
 			0, false, func(g *GroupConfig) *int { return &g.MaxSize }},
+		// GroupCoordinatorConfig's defaults, the same in the 4.0 source
+		// and the 4.3.1 group-coordinator jar.
+		groupRow[time.Duration]{Setting{Key: "consumer_min_session_timeout", Kafka: "group.consumer.min.session.timeout.ms", Kind: KindDuration, Rule: RulePositive,
+			Meaning: "consumer protocol: the smallest session_timeout the broker accepts"},
+			45 * time.Second, false, func(g *GroupConfig) *time.Duration { return &g.ConsumerMinSessionTimeout }},
+		groupRow[time.Duration]{Setting{Key: "consumer_max_session_timeout", Kafka: "group.consumer.max.session.timeout.ms", Kind: KindDuration, Rule: RulePositive,
+			Meaning: "consumer protocol: the largest session_timeout the broker accepts"},
+			time.Minute, false, func(g *GroupConfig) *time.Duration { return &g.ConsumerMaxSessionTimeout }},
+		groupRow[time.Duration]{Setting{Key: "consumer_min_heartbeat_interval", Kafka: "group.consumer.min.heartbeat.interval.ms", Kind: KindDuration, Rule: RulePositive,
+			Meaning: "consumer protocol: the smallest heartbeat_interval the broker accepts"},
+			5 * time.Second, false, func(g *GroupConfig) *time.Duration { return &g.ConsumerMinHeartbeatInterval }},
+		groupRow[time.Duration]{Setting{Key: "consumer_max_heartbeat_interval", Kafka: "group.consumer.max.heartbeat.interval.ms", Kind: KindDuration, Rule: RulePositive,
+			Meaning: "consumer protocol: the largest heartbeat_interval the broker accepts"},
+			15 * time.Second, false, func(g *GroupConfig) *time.Duration { return &g.ConsumerMaxHeartbeatInterval }},
 	}
 })

@@ -25,16 +25,33 @@ func TestDefaultsAreKafkas(t *testing.T) {
 	}
 	wantGroup := GroupConfig{InitialRebalanceDelay: 3 * time.Second, HeartbeatInterval: 5 * time.Second,
 		SessionTimeout: 45 * time.Second, Assignor: "uniform", MigrationPolicy: "bidirectional",
-		MinSessionTimeout: 6 * time.Second, MaxSessionTimeout: 30 * time.Minute}
+		MinSessionTimeout: 6 * time.Second, MaxSessionTimeout: 30 * time.Minute,
+		// GroupCoordinatorConfig's consumer-protocol bounds.
+		ConsumerMinSessionTimeout: 45 * time.Second, ConsumerMaxSessionTimeout: time.Minute,
+		ConsumerMinHeartbeatInterval: 5 * time.Second, ConsumerMaxHeartbeatInterval: 15 * time.Second}
 	if got := DefaultGroupConfig(); got != wantGroup {
 		t.Errorf("DefaultGroupConfig = %+v\nwant %+v", got, wantGroup)
 	}
 	// Zero means the default, except for the initial delay, where it
-	// means no delay.
-	if got := ResolveGroupConfig(GroupConfig{}); got != (GroupConfig{HeartbeatInterval: 5 * time.Second,
-		SessionTimeout: 45 * time.Second, Assignor: "uniform", MigrationPolicy: "bidirectional",
-		MinSessionTimeout: 6 * time.Second, MaxSessionTimeout: 30 * time.Minute}) {
-		t.Errorf("ResolveGroupConfig(zero) = %+v", got)
+	// means no delay. The assignment interval's default is the release's
+	// (KIP-1263: 1s from 4.3, none before), and AssignmentIntervalOff is
+	// off in any release.
+	for _, tc := range []struct {
+		release string
+		set     time.Duration
+		want    time.Duration
+	}{
+		{"", 0, time.Second}, {"4.3", 0, time.Second}, {"4.2", 0, 0}, {"4.0", 0, 0},
+		{"4.3", AssignmentIntervalOff, 0}, {"4.0", 2 * time.Second, 2 * time.Second},
+	} {
+		want := GroupConfig{HeartbeatInterval: 5 * time.Second,
+			SessionTimeout: 45 * time.Second, Assignor: "uniform", MigrationPolicy: "bidirectional",
+			MinSessionTimeout: 6 * time.Second, MaxSessionTimeout: 30 * time.Minute, AssignmentInterval: tc.want,
+			ConsumerMinSessionTimeout: 45 * time.Second, ConsumerMaxSessionTimeout: time.Minute,
+			ConsumerMinHeartbeatInterval: 5 * time.Second, ConsumerMaxHeartbeatInterval: 15 * time.Second}
+		if got := ResolveGroupConfigFor(GroupConfig{AssignmentInterval: tc.set}, tc.release); got != want {
+			t.Errorf("ResolveGroupConfigFor(interval %s, %q) = %+v\nwant %+v", tc.set, tc.release, got, want)
+		}
 	}
 }
 

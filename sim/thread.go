@@ -235,7 +235,13 @@ func (w *world) runCallbacks(p *process) {
 	case CallbackRevoked:
 		w.ledger.StartRevoke(p.idx, cb.Partitions)
 		if p.commitsBefore(cb) {
+			// commitSync: the OffsetCommit goes out now, and the
+			// revocation completes after commit_latency and no sooner
+			// than its response (see finishCallback).
 			d += p.cfg.CommitLatency
+			if w.sendOffsetCommit(p, cb.Thread) {
+				p.commitWait = &commitWait{waiting: true}
+			}
 		}
 		if cb.Thread == AppThread {
 			d += p.cfg.RevokeCallback
@@ -279,8 +285,33 @@ func (w *world) runCallbacks(p *process) {
 }
 
 func (w *world) finishCallback(p *process, cb Callback, started time.Duration) {
+	if c := p.commitWait; cb.Kind == CallbackRevoked && c != nil {
+		if c.waiting {
+			// The commit's response is not in yet: the revocation ends
+			// when it arrives, or when the request times out
+			// (request.timeout.ms) and the commit has failed.
+			inc := p.incarnation
+			c.done = func() {
+				if p.paused {
+					p.finishAfterPause = func() { w.finishCallback(p, cb, started) }
+					return
+				}
+				w.finishCallback(p, cb, started)
+			}
+			w.k.At(max(w.k.Now(), started+p.cfg.RequestTimeout), func() {
+				if p.incarnation == inc && p.commitWait == c {
+					w.commitAnswered(p)
+				}
+			})
+			return
+		}
+		p.commitWait = nil
+	}
 	if cb.Kind == CallbackRevoked {
-		w.ledger.Release(p.idx, cb.Partitions, true, p.commitsBefore(cb))
+		// The revocation's commit, if any, took effect when the
+		// coordinator accepted it: what is still uncommitted now is
+		// processed again by the next owner.
+		w.ledger.Release(p.idx, cb.Partitions, true, false)
 	}
 	p.metrics.callbacks[cb.Kind] = append(p.metrics.callbacks[cb.Kind], float64(w.k.Now()-started)/float64(time.Millisecond))
 	if w.traceOn() {

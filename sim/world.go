@@ -45,6 +45,9 @@ type world struct {
 	notReady       int
 	flips          []flip
 	converged      bool
+	// rejectedCommits counts the window's offset commits the
+	// coordinator rejected.
+	rejectedCommits int
 
 	disturbances []disturbance
 	findings     []Finding
@@ -125,7 +128,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		w.k.ShuffleTies(r.Uint64)
 	}
 	w.k.AfterEach(w.checkConvergence)
-	w.groupCfg = ResolveGroupConfig(sc.Group)
+	w.groupCfg = ResolveGroupConfigFor(sc.Group, sc.KafkaVersion)
 	w.ledger = newLedger(w.k.Now, windowStart(sc), opts.Timeline)
 	if sc.StuckAfter > 0 {
 		w.ledger.stuckAfter = sc.StuckAfter
@@ -199,6 +202,9 @@ func checkRunnable(sc *Scenario) error {
 	case len(sc.Members) == 0:
 		return fmt.Errorf("scenario %s: no members", sc.Name)
 	}
+	if vs := ConsumerGroupBounds(ResolveGroupConfigFor(sc.Group, sc.KafkaVersion)); len(vs) > 0 {
+		return fmt.Errorf("scenario %s: %w", sc.Name, vs[0])
+	}
 	return checkOperations(sc)
 }
 
@@ -252,7 +258,10 @@ func (w *world) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
 	if out.CommitOffsets && p.cfg.EnableAutoCommit {
-		w.ledger.Commit(p.idx)
+		// Sent before the effects' own requests: the connection is FIFO,
+		// so onJoinPrepare's commit reaches the coordinator before the
+		// JoinGroup that follows it.
+		w.sendOffsetCommit(p, AppThread)
 	}
 	// The effects are read in place: a note is large, and most steps
 	// set a timer or two.
@@ -298,6 +307,9 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 				continue
 			}
 			p = w.procs[i]
+		}
+		if r, ok := s.Msg.(OffsetCommitResponse); ok {
+			w.committed(p, s.To, r)
 		}
 		w.send(p, Coordinator, s.To, s.Msg, s.To.thread)
 	}

@@ -125,7 +125,7 @@ func Build(s *Spec) (*File, error) {
 //     rebalances, each revoking and assigning);
 //   - ten seconds of slack for network delays and backoffs.
 func bound(sc *sim.Scenario, s *Spec) time.Duration {
-	g := sim.ResolveGroupConfig(sc.Group)
+	g := sim.ResolveGroupConfigFor(sc.Group, sc.KafkaVersion)
 	session, poll, hb, req, meta, cb := g.SessionTimeout, time.Duration(0), g.HeartbeatInterval, time.Duration(0), time.Duration(0), time.Duration(0)
 	for _, m := range sc.Members {
 		var patches []sim.ConsumerSettings

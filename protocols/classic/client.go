@@ -223,9 +223,11 @@ func (c *Client) onJoinPrepare(env sim.ClientEnv, out *sim.Effects) bool {
 	// (maybeAutoCommitOffsetsSync) before it revokes anything: under
 	// cooperative, what the member goes on processing during the
 	// rebalance is not committed by the revocation after SyncGroup.
-	out.CommitOffsets = true
+	// That commit is one OffsetCommit: made by the simulator before
+	// the revocation when there is one (Callback.Commit), else at once.
 	revoke := c.strategy.OnJoinPrepare(c.owned, c.subscription)
 	if revoke.Size() == 0 {
+		out.CommitOffsets = true
 		return false
 	}
 	c.owned = c.owned.Minus(revoke)
@@ -687,3 +689,13 @@ func (c *Client) Generation() int32 { return c.generation }
 
 // Owned returns the partitions the application holds.
 func (c *Client) Owned() kafka.Assignment { return c.owned }
+
+// OffsetCommit names the member in an OffsetCommit: its member id, group
+// instance id and generation (ConsumerCoordinator.sendOffsetCommitRequest).
+// Kafka's client checks that the generation is stable first
+// (generationIfStable); the simulator asks CanCommit before a periodic
+// auto-commit, and the commits of onJoinPrepare and of a revocation are
+// made while it is.
+func (c *Client) OffsetCommit(tps []kafka.TopicPartition) sim.OffsetCommit {
+	return sim.OffsetCommit{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, GenerationIDOrMemberEpoch: c.generation, Partitions: tps}
+}

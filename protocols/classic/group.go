@@ -150,6 +150,8 @@ func (g *Group) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Messa
 		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, req, out)))
 	case LeaveGroupRequest:
 		out.Send(from, LeaveGroupResponse{Error: g.onLeaveGroup(env, req, out)})
+	case sim.OffsetCommit:
+		out.Send(from, offsetCommitResponse(req, g.ValidateOffsetCommit(req)))
 	default:
 		panic(fmt.Sprintf("classic group: unexpected message %T", msg))
 	}

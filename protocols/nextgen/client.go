@@ -326,3 +326,11 @@ func (c *Client) MemberEpoch() int32 { return c.memberEpoch }
 
 // Owned returns the partitions the application holds.
 func (c *Client) Owned() kafka.Assignment { return c.owned }
+
+// OffsetCommit names the member in an OffsetCommit: its member id and the
+// member epoch it last received, which the membership manager hands the
+// CommitRequestManager (MemberStateListener.onMemberEpochUpdated) for
+// every commit it sends (CommitRequestManager.OffsetCommitRequestState).
+func (c *Client) OffsetCommit(tps []kafka.TopicPartition) sim.OffsetCommit {
+	return sim.OffsetCommit{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, GenerationIDOrMemberEpoch: c.memberEpoch, Partitions: tps}
+}

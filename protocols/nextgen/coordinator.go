@@ -138,6 +138,8 @@ func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim
 			break
 		}
 		out.Send(from, classic.LeaveGroupResponse{Error: c.classicGroupLeaveToConsumerGroup(env, req, out)})
+	case sim.OffsetCommit:
+		c.onOffsetCommit(env, from, req, out)
 	default:
 		panic(fmt.Sprintf("nextgen coordinator: unexpected message %T", msg))
 	}

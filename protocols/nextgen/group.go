@@ -67,6 +67,8 @@ type member struct {
 	// joinTimerArmed tells whether a classic member's join timer runs
 	// (it is scheduled only if absent).
 	joinTimerArmed bool
+	// assignmentEpochs validate its offset commits (offset_commit.go).
+	assignmentEpochs assignmentEpochs
 }
 
 // classicMetadata is what the coordinator keeps of a classic member's last
@@ -208,6 +210,7 @@ func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 	}
 	g.partitionEpochs.claim(m.Assigned, m.Epoch)
 	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
+	m.noteAssignment(m.Assigned, m.PendingRevocation, m.Epoch)
 }
 
 // addMember appends a member and claims what it holds.
@@ -230,6 +233,7 @@ func (g *consumerGroup) addMember(m *member) {
 	g.countServerAssignor(m.serverAssignor, +1)
 	g.partitionEpochs.claim(m.Assigned, m.Epoch)
 	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
+	m.noteAssignment(m.Assigned, m.PendingRevocation, m.Epoch)
 }
 
 // removeMember drops a member with its current and target assignment
@@ -258,6 +262,9 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	n.PendingRevocation = old.PendingRevocation.Clone()
 	n.Epoch, n.PreviousEpoch = 0, 0
 	n.rebalanceTimeoutEpoch, n.joinTimerArmed = 0, false
+	// The replacement holds what it holds at its epoch 0.
+	n.assignmentEpochs = nil
+	n.noteAssignment(n.Assigned, n.PendingRevocation, n.Epoch)
 	g.partitionEpochs.release(old.Assigned, old.Epoch)
 	g.partitionEpochs.release(old.PendingRevocation, old.Epoch)
 	i := slices.Index(g.members, old)

@@ -191,6 +191,14 @@ func (h *coordHarness) do(t *testing.T, d *datadriven.TestData) string {
 			}
 		}
 		return transcript.Lines(h.receive(a.Pos(0), req))
+	case "commit":
+		// commit <process> member=<id> epoch=<n> [instance=<id>] parts=t:0,1
+		// Example: commit c1 member=c1-1 epoch=2 parts=orders:0,1
+		// An OffsetCommit with the member epoch (or classic generation)
+		// the client knows.
+		req := sim.OffsetCommit{MemberID: a.Str("member", ""), GroupInstanceID: a.Str("instance", ""), GenerationIDOrMemberEpoch: a.Int32("epoch", -1),
+			Partitions: a.Assignment("parts").Partitions()}
+		return transcript.Lines(h.receive(a.Pos(0), req))
 	case "classic-hb":
 		// classic-hb <process> member=<id> gen=<n> [instance=<id>]
 		// Example: classic-hb c1 member=c1-1 gen=1

@@ -61,6 +61,17 @@ func Message(m sim.Message) string {
 		return fmt.Sprintf("LeaveGroup member=%s", OrDash(r.MemberID))
 	case classic.LeaveGroupResponse:
 		return fmt.Sprintf("LeaveGroupResponse %s", r.Error)
+	case sim.OffsetCommit:
+		return fmt.Sprintf("OffsetCommit member=%s%s epoch=%d partitions=%v", OrDash(r.MemberID), Opt("instance", r.GroupInstanceID), r.GenerationIDOrMemberEpoch, r.Partitions)
+	case sim.OffsetCommitResponse:
+		if len(r.Rejected) == 0 {
+			return "OffsetCommitResponse NONE"
+		}
+		s := "OffsetCommitResponse"
+		for _, e := range r.Rejected {
+			s += fmt.Sprintf(" %s=%s", e.Partition, e.Error)
+		}
+		return s
 	}
 	return fmt.Sprintf("%s %+v", m.Kind(), m)
 }

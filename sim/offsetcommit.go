@@ -1,0 +1,134 @@
+package sim
+
+import (
+	"github.com/rebalsim/rebalsim/kafka"
+)
+
+// Offset commits travel as messages, as Kafka's clients send them: an
+// OffsetCommit request carrying the member id and the generation (classic)
+// or member epoch (consumer protocol) the client knows when it sends it,
+// answered by the coordinator after it has validated the request for each
+// partition (OffsetMetadataManager.commitOffset → validateOffsetCommit →
+// Group.validateOffsetCommit). The ledger counts the records a member
+// processed as committed at the instant the coordinator accepts the
+// commit, and only then; a rejected commit leaves them uncommitted, so the
+// next owner processes them again.
+//
+// The simulator, not the client model, decides when the application
+// commits (the auto-commit ticks in poll(), onJoinPrepare, the commit
+// before a revocation or in the listener), so it asks the client to fill
+// in the request (OffsetCommitter) and reads the response itself: the
+// clients' reactions to a failed commit (a classic client rejoining after
+// ILLEGAL_GENERATION from a commit, retries) are not modelled; the client
+// learns the same from its next heartbeat.
+
+// OffsetCommit is an OffsetCommitRequest (v9+) for the partitions the
+// member holds. The offsets themselves are the ledger's: everything the
+// member has processed of its partitions when the commit takes effect.
+type OffsetCommit struct {
+	MemberID        string `json:"member_id"`
+	GroupInstanceID string `json:"group_instance_id,omitempty"`
+	// GenerationIDOrMemberEpoch is the classic generation or the consumer
+	// protocol's member epoch, as the client knows it.
+	GenerationIDOrMemberEpoch int32                  `json:"generation_id_or_member_epoch"`
+	Partitions                []kafka.TopicPartition `json:"partitions"`
+}
+
+// Kind names the request in traces.
+func (OffsetCommit) Kind() string { return "OffsetCommit" }
+
+// CommitError is one partition's error in an OffsetCommitResponse, by its
+// Kafka name (ILLEGAL_GENERATION, STALE_MEMBER_EPOCH, ...).
+type CommitError struct {
+	Partition kafka.TopicPartition `json:"partition"`
+	Error     string               `json:"error"`
+}
+
+// OffsetCommitResponse answers an OffsetCommit. Kafka answers with an
+// error code per partition, a request-level error copied to each; here
+// only the partitions that failed are listed, so an empty list is a
+// commit accepted whole.
+type OffsetCommitResponse struct {
+	Rejected []CommitError `json:"rejected,omitempty"`
+}
+
+// Kind names the response in traces.
+func (OffsetCommitResponse) Kind() string { return "OffsetCommitResponse" }
+
+// RejectAll answers a request that fails as a whole with err for each of
+// its partitions (OffsetMetadataManager.commitOffset copies a
+// request-level error to every partition).
+func RejectAll(req OffsetCommit, err string) OffsetCommitResponse {
+	r := OffsetCommitResponse{Rejected: make([]CommitError, 0, len(req.Partitions))}
+	for _, tp := range req.Partitions {
+		r.Rejected = append(r.Rejected, CommitError{Partition: tp, Error: err})
+	}
+	if len(r.Rejected) == 0 {
+		r.Rejected = append(r.Rejected, CommitError{Error: err})
+	}
+	return r
+}
+
+// OffsetCommitter is a client that names itself in an OffsetCommit: the
+// member id, group instance id, and the generation or member epoch it
+// knows now (ConsumerCoordinator.sendOffsetCommitRequest,
+// CommitRequestManager.createOffsetCommitRequest). A client without it
+// commits nothing.
+type OffsetCommitter interface {
+	OffsetCommit(tps []kafka.TopicPartition) OffsetCommit
+}
+
+// commitWait is a revocation's synchronous commit in flight: commitSync
+// blocks the revocation until the response arrives (or the request times
+// out), and the callback then completes.
+type commitWait struct {
+	// done finishes the revocation once the response is in.
+	done func()
+	// waiting is set until the response arrives or the request times out.
+	waiting bool
+}
+
+// sendOffsetCommit sends p's client's OffsetCommit for everything p owns,
+// from thread. It reports whether a request went out: a client that
+// cannot name itself, or owns nothing, sends none.
+func (w *world) sendOffsetCommit(p *process, thread Thread) bool {
+	oc, ok := p.client.(OffsetCommitter)
+	if !ok || p.client == nil {
+		return false
+	}
+	tps := w.ledger.ownedBy(p.idx)
+	if len(tps) == 0 {
+		return false
+	}
+	w.send(p, Endpoint{Process: p.name, Incarnation: p.incarnation}, Coordinator, oc.OffsetCommit(tps), thread)
+	return true
+}
+
+// committed applies the coordinator's answer to an OffsetCommit of p's
+// incarnation at the instant the coordinator decides it: an accepted
+// commit commits what p has processed, a rejected one is counted.
+func (w *world) committed(p *process, to Endpoint, r OffsetCommitResponse) {
+	if len(r.Rejected) > 0 {
+		if w.k.Now() >= w.ledger.windowStart {
+			w.rejectedCommits++
+		}
+		return
+	}
+	if p.alive && to.Incarnation == p.incarnation {
+		w.ledger.Commit(p.idx)
+	}
+}
+
+// commitAnswered ends the wait of a revocation's commit when its response
+// reaches the client.
+func (w *world) commitAnswered(p *process) {
+	c := p.commitWait
+	if c == nil || !c.waiting {
+		return
+	}
+	c.waiting = false
+	if c.done != nil {
+		p.commitWait = nil
+		c.done()
+	}
+}
