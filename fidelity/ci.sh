@@ -8,6 +8,13 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# The librdkafka member links the static librdkafka that
+# confluent-kafka-go ships, so the module needs cgo and a C compiler.
+if ! command -v gcc >/dev/null; then
+  apt-get update -q >/dev/null && apt-get install -y -q gcc libc6-dev >/dev/null
+fi
+export CGO_ENABLED=1
+
 echo "== fidelity: gofmt, vet, test"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then

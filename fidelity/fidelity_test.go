@@ -156,3 +156,43 @@ func TestApplyTimingsShort(t *testing.T) {
 		t.Error("ApplyTimings changed the scenario it was given")
 	}
 }
+
+func TestReleaseRefusesAKafkaVersionWithNoRealBroker(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, version string
+		want          string // the release, or "" for a refusal at line 2
+	}{
+		{"default", "", Releases["4.3"]}, // no key: sim.DefaultKafkaVersion, 4.3
+		{"named", "4.3", Releases["4.3"]},
+		{"older", "4.0", ""}, // the simulator models 4.0; the suite has no 4.0 broker
+	}
+	for _, c := range cases {
+		yaml := "name: x\nduration: 10s\ntopics: [{name: a, partitions: 2}]\nmembers: [{id: c1}]\n"
+		if c.version != "" {
+			yaml = "name: x\nkafka_version: \"" + c.version + "\"\nduration: 10s\ntopics: [{name: a, partitions: 2}]\nmembers: [{id: c1}]\n"
+		}
+		path := filepath.Join(dir, c.name+".yaml")
+		if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := scenarios.LoadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := Release(file.Scenario)
+		if c.want != "" {
+			if err != nil || got != c.want {
+				t.Errorf("%s: Release = %q, %v; want %q", c.name, got, err, c.want)
+			}
+			continue
+		}
+		var se *SubsetError
+		if !errors.As(err, &se) || se.Line != 2 || se.Key != "kafka_version" {
+			t.Errorf("%s: Release error = %v, want a SubsetError at line 2, key kafka_version", c.name, err)
+		}
+		if err := CheckSubset(file.Scenario); !errors.As(err, &se) {
+			t.Errorf("%s: CheckSubset = %v, want the same refusal", c.name, err)
+		}
+	}
+}

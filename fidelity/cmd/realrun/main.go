@@ -39,7 +39,7 @@ func main() {
 
 func run() int {
 	fs := pflag.NewFlagSet("realrun", pflag.ContinueOnError)
-	clients := fs.String("client", "java", "consumer implementations, comma-separated: java, franz-go")
+	clients := fs.String("client", "java", "consumer implementations, comma-separated: java, franz-go, librdkafka")
 	timings := fs.String("timings", "short", "short (session 6s, heartbeat 500ms) or default (the scenario's, Kafka's defaults)")
 	reps := fs.Int("reps", 2, "real repetitions per protocol, over evenly spaced heartbeat phases; the simulator runs as many seeds")
 	protos := fs.String("protocols", "", "protocols to run, comma-separated (default: the scenario's, else all three)")
@@ -150,9 +150,31 @@ func run() int {
 	return 0
 }
 
+// oneRelease is the Kafka release every scenario's kafka_version names:
+// one broker and one Java build serve a whole invocation.
+func oneRelease(scs []*sim.Scenario) (string, error) {
+	var release, first string
+	for _, sc := range scs {
+		r, err := fidelity.Release(sc)
+		if err != nil {
+			return "", err
+		}
+		if release == "" {
+			release, first = r, sc.Source
+		} else if r != release {
+			return "", fmt.Errorf("%s runs on Kafka %s but %s on %s: run them separately", first, release, sc.Source, r)
+		}
+	}
+	return release, nil
+}
+
 func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenario, clients, protos []string, reps int, parallel bool, dir, javaDir string) ([]fidelity.Row, error) {
-	fmt.Fprintln(os.Stderr, "realrun: building", javaDir, "with Maven")
-	j, err := fidelity.BuildJava(javaDir)
+	release, err := oneRelease(scs)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(os.Stderr, "realrun: building", javaDir, "with Maven against Kafka", release)
+	j, err := fidelity.BuildJava(javaDir, release)
 	if err != nil {
 		return nil, err
 	}
@@ -161,14 +183,14 @@ func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenar
 		switch c {
 		case "java":
 			impls = append(impls, fidelity.JavaClient{Java: j})
-		case "franz-go":
-			bin, err := fidelity.BuildGoMember(filepath.Dir(javaDir), "./cmd/kgomember", dir)
+		case "franz-go", "librdkafka":
+			bin, err := fidelity.BuildGoMember(filepath.Dir(javaDir), fidelity.GoMembers[c], dir)
 			if err != nil {
 				return nil, err
 			}
-			impls = append(impls, fidelity.FranzGoClient{Binary: bin})
+			impls = append(impls, fidelity.GoClient{Impl: c, Binary: bin})
 		default:
-			return nil, fmt.Errorf("--client %q: known clients are java and franz-go", c)
+			return nil, fmt.Errorf("--client %q: known clients are java, franz-go and librdkafka", c)
 		}
 	}
 	var broker *fidelity.Broker
@@ -179,7 +201,7 @@ func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenar
 		props := fidelity.BrokerProps(sc.Group)
 		if broker == nil || !sameGroupProps(broker.Props, props) {
 			broker.Stop()
-			fmt.Fprintln(os.Stderr, "realrun: starting Kafka", fidelity.KafkaVersion, "(KRaft, 127.0.0.1)")
+			fmt.Fprintln(os.Stderr, "realrun: starting Kafka", j.Release, "(KRaft, 127.0.0.1)")
 			if broker, err = fidelity.StartBroker(ctx, sup, j, filepath.Join(dir, "broker"), props); err != nil {
 				return nil, err
 			}
