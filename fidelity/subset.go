@@ -131,9 +131,16 @@ func ParseTimings(s string) (Timings, error) {
 }
 
 // ApplyTimings returns sc with t's timeouts in its defaults and group
-// block (members' own settings still win, as in the simulator).
+// block (members' own settings still win, as in the simulator), and with
+// a rebalance listener registered: every real member registers one, to
+// log its callbacks, and under the consumer protocol a listener makes the
+// client run revocations and acknowledge them only from poll().
 func ApplyTimings(sc *sim.Scenario, t Timings) *sim.Scenario {
 	out := *sc
+	if out.Defaults.RebalanceListener == nil {
+		listener := true
+		out.Defaults.RebalanceListener = &listener
+	}
 	if t != TimingsShort {
 		return &out
 	}
