@@ -196,3 +196,49 @@ func TestReleaseRefusesAKafkaVersionWithNoRealBroker(t *testing.T) {
 		}
 	}
 }
+
+func TestGateFailsOnlyUnknownRowsOutsideTheBand(t *testing.T) {
+	known := KnownDisagreements[0]
+	rows := []Row{
+		{Scenario: "leave", Protocol: "eager", Client: "java", Metric: "rebalances", Outside: false},                    // inside: passes
+		{Scenario: "leave", Protocol: "eager", Client: "java", Metric: "convergence_seconds", Outside: true},            // outside, not known: fails
+		{Scenario: known.Scenario, Protocol: known.Protocol, Client: "java", Metric: known.Metric, Outside: true},       // outside, known: reported
+		{Scenario: known.Scenario, Protocol: known.Protocol, Client: "librdkafka", Metric: known.Metric, Outside: true}, // known for java only: fails
+		{Scenario: "leave", Protocol: "eager", Client: "java", Metric: "peak_lag_records", Outside: true},               // not gated: ignored
+	}
+	v := Gate(rows, CIGate)
+	if v.Checked != 4 || len(v.Failed) != 2 || len(v.Known) != 1 {
+		t.Fatalf("Gate = %d checked, %d failed, %d known; want 4, 2, 1", v.Checked, len(v.Failed), len(v.Known))
+	}
+	if v.Failed[0].Metric != "convergence_seconds" || v.Failed[1].Client != "librdkafka" {
+		t.Errorf("failed rows %+v", v.Failed)
+	}
+}
+
+func TestPhasedMovesDisturbancesAndNotTheInitialMembers(t *testing.T) {
+	sc := &sim.Scenario{
+		Duration: 48 * time.Second,
+		Members:  []sim.MemberSpec{{ID: "c1"}, {ID: "c4", Start: 20 * time.Second}},
+		Events:   []sim.Event{{At: 30 * time.Second}},
+	}
+	got := Phased(sc, 250*time.Millisecond)
+	// The real repetition starts c1 250 ms before the time line; here
+	// everything else is 250 ms later instead.
+	if got.Members[0].Start != 0 || got.Members[1].Start != 20250*time.Millisecond ||
+		got.Events[0].At != 30250*time.Millisecond || got.Duration != 48250*time.Millisecond {
+		t.Errorf("Phased = starts %v, %v; event %v; duration %v", got.Members[0].Start, got.Members[1].Start, got.Events[0].At, got.Duration)
+	}
+	if sc.Members[1].Start != 20*time.Second || sc.Events[0].At != 30*time.Second {
+		t.Error("Phased changed its argument")
+	}
+	// Repetition 1 of 2 under classic: half the member's heartbeat.
+	sc.Defaults.HeartbeatInterval = ptr(500 * time.Millisecond)
+	if p := Phase(sc, sim.ProtocolEager, 1, 2); p != 250*time.Millisecond {
+		t.Errorf("Phase(1 of 2) = %v, want 250ms", p)
+	}
+	if p := Phase(sc, sim.ProtocolEager, 0, 1); p != 0 {
+		t.Errorf("Phase(0 of 1) = %v, want 0", p)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
