@@ -134,9 +134,19 @@ type Row struct {
 // Simulate runs sc under protocol on seeds seed, seed+1, ... (n of them),
 // run i at the trigger phase of real repetition i of n (Phase).
 func Simulate(sc *sim.Scenario, protocol string, n int) ([]*sim.Result, error) {
+	reps := make([]int, n)
+	for i := range reps {
+		reps[i] = i
+	}
+	return SimulateReps(sc, protocol, reps, n)
+}
+
+// SimulateReps runs sc under protocol once for each real repetition rep
+// of of: on seed+rep, at that repetition's trigger phase.
+func SimulateReps(sc *sim.Scenario, protocol string, reps []int, of int) ([]*sim.Result, error) {
 	var out []*sim.Result
-	for i := range n {
-		r, err := sim.Run(Phased(sc, Phase(sc, protocol, i, n)), protocols.Default(), sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(i)})
+	for _, rep := range reps {
+		r, err := sim.Run(Phased(sc, Phase(sc, protocol, rep, of)), protocols.Default(), sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(rep)})
 		if err != nil {
 			return nil, err
 		}

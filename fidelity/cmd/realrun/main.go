@@ -106,7 +106,7 @@ func run() int {
 	defer sup.KillAll()
 	var rows []fidelity.Row
 	if *from != "" {
-		rows, err = remeasure(scs, split(*protos), *from)
+		rows, err = remeasure(scs, split(*protos), *from, *reps)
 	} else {
 		rows, err = compareAll(ctx, sup, scs, split(*clients), split(*protos), *reps, *parallel, dir, *javaDir)
 	}
@@ -281,7 +281,7 @@ func compareProtocol(ctx context.Context, sup *fidelity.Supervisor, sc *sim.Scen
 // remeasure measures every recording under dir again: the measurement is
 // a function of what the processes logged, so a change to it needs no
 // new run.
-func remeasure(scs []*sim.Scenario, protos []string, dir string) ([]fidelity.Row, error) {
+func remeasure(scs []*sim.Scenario, protos []string, dir string, reps int) ([]fidelity.Row, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*", "recording.json"))
 	if err != nil {
 		return nil, err
@@ -319,14 +319,19 @@ func remeasure(scs []*sim.Scenario, protos []string, dir string) ([]fidelity.Row
 				}
 				slices.SortFunc(rs, func(a, b *fidelity.Recording) int { return a.Rep - b.Rep })
 				var real []*sim.Result
+				var repIdx []int
 				for _, rec := range rs {
 					res, err := fidelity.Measure(sc, rec)
 					if err != nil {
 						return nil, err
 					}
 					real = append(real, res)
+					repIdx = append(repIdx, rec.Rep)
 				}
-				simulated, err := fidelity.Simulate(sc, proto, len(real))
+				// The simulator runs at the recorded repetitions' phases,
+				// of --reps (or of as many as were recorded, if more).
+				of := max(reps, repIdx[len(repIdx)-1]+1)
+				simulated, err := fidelity.SimulateReps(sc, proto, repIdx, of)
 				if err != nil {
 					return nil, err
 				}
