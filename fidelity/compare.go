@@ -33,12 +33,13 @@ var Tolerances = map[string]Tolerance{
 	"downtime_partition_seconds": {Abs: 2, Rel: 0.25, Why: "2 partition-s + 25%"},
 	// The two gated timings: over three heartbeat phases the Java
 	// client's spread reached 1.7 s in the 6 s rows (crash under
-	// cooperative) and 1.1 s in the 1 s rows (leave under nextgen), on
-	// the shared machine (FIDELITY.md, "CI"), so one CI repetition may
-	// sit anywhere in such a spread.
-	"max_partition_gap_seconds": {Abs: 1, Rel: 0.25, Why: "1 s + 25%: the spread over heartbeat phases"},
+	// cooperative) and 1.1 s in the 1 s rows (leave under nextgen), and
+	// between two runs an hour apart on the shared machine a row's real
+	// value moved by up to 1.6 s more (FIDELITY.md, "CI"); one CI
+	// repetition may sit anywhere in such a spread.
+	"max_partition_gap_seconds": {Abs: 2, Rel: 0.25, Why: "2 s + 25%: the spread over heartbeat phases and runs"},
 	"member_idle_seconds":       {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%"},
-	"convergence_seconds":       {Abs: 1, Rel: 0.25, Why: "1 s + 25%: the spread over heartbeat phases"},
+	"convergence_seconds":       {Abs: 2, Rel: 0.25, Why: "2 s + 25%: the spread over heartbeat phases and runs"},
 	"double_ownership_seconds":  {Abs: 0.2, Why: "0.2 s"},
 	"zombie_processing_seconds": {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%"},
 	"peak_lag_records":          {Abs: 200, Rel: 0.25, Why: "200 records + 25%"},
