@@ -116,18 +116,25 @@ func (c JavaClient) Command(m Member) (*exec.Cmd, error) {
 	return c.Java.command("96m", "rebalsim.fidelity.Member", args...), nil
 }
 
-// FranzGoClient is twmb/franz-go's kgo, run by fidelity/cmd/kgomember
-// (built once into Binary).
-type FranzGoClient struct{ Binary string }
+// GoClient is a consumer implementation run by one of this module's Go
+// member programs (built once into Binary), which take the Java client's
+// keys: franz-go's kgo (cmd/kgomember) or librdkafka (cmd/rdkmember).
+type GoClient struct{ Impl, Binary string }
 
-func (FranzGoClient) Name() string { return "franz-go" }
+func (c GoClient) Name() string { return c.Impl }
 
-func (c FranzGoClient) Command(m Member) (*exec.Cmd, error) {
+func (c GoClient) Command(m Member) (*exec.Cmd, error) {
 	args, err := memberArgs(m)
 	if err != nil {
 		return nil, err
 	}
 	return exec.Command(c.Binary, args...), nil
+}
+
+// GoMembers maps each client that a Go member program runs to its package.
+var GoMembers = map[string]string{
+	"franz-go":   "./cmd/kgomember",
+	"librdkafka": "./cmd/rdkmember",
 }
 
 // BuildGoMember builds the Go member program in pkg (a package of this

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/rebalsim/rebalsim/protocols"
@@ -30,20 +31,85 @@ var Tolerances = map[string]Tolerance{
 	"moved_partitions":           {Why: "exact"},
 	"revocations":                {Why: "exact"},
 	"downtime_partition_seconds": {Abs: 2, Rel: 0.25, Why: "2 partition-s + 25%"},
-	"max_partition_gap_seconds":  {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%"},
-	"member_idle_seconds":        {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%"},
-	"convergence_seconds":        {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%: the group is described every 100 ms"},
-	"double_ownership_seconds":   {Abs: 0.2, Why: "0.2 s"},
-	"zombie_processing_seconds":  {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%"},
-	"peak_lag_records":           {Abs: 200, Rel: 0.25, Why: "200 records + 25%"},
-	"lag_recovery_seconds":       {Abs: 1, Rel: 0.25, Why: "1 s + 25%"},
-	"duplicate_records":          {Abs: 100, Rel: 0.25, Why: "100 records + 25%"},
+	// The two gated timings: over three heartbeat phases the Java
+	// client's spread reached 1.7 s in the 6 s rows (crash under
+	// cooperative) and 1.1 s in the 1 s rows (leave under nextgen), and
+	// between two runs an hour apart on the shared machine a row's real
+	// value moved by up to 1.6 s more (FIDELITY.md, "CI"); one CI
+	// repetition may sit anywhere in such a spread.
+	"max_partition_gap_seconds": {Abs: 2, Rel: 0.25, Why: "2 s + 25%: the spread over heartbeat phases and runs"},
+	"member_idle_seconds":       {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%"},
+	"convergence_seconds":       {Abs: 2, Rel: 0.25, Why: "2 s + 25%: the spread over heartbeat phases and runs"},
+	"double_ownership_seconds":  {Abs: 0.2, Why: "0.2 s"},
+	"zombie_processing_seconds": {Abs: 0.5, Rel: 0.25, Why: "0.5 s + 25%"},
+	"peak_lag_records":          {Abs: 200, Rel: 0.25, Why: "200 records + 25%"},
+	"lag_recovery_seconds":      {Abs: 1, Rel: 0.25, Why: "1 s + 25%"},
+	"duplicate_records":         {Abs: 100, Rel: 0.25, Why: "100 records + 25%"},
 }
 
 // CIGate lists the metrics `realrun --gate ci` (and so .ci/run) fails on:
-// those where the simulator agrees with the Java client at short timings.
-// FIDELITY.md says why each other metric is left out.
-var CIGate = []string{"rebalances", "moved_partitions", "revocations"}
+// the counts, and the two timings whose spread over heartbeat phases the
+// tolerance covers (FIDELITY.md, "CI"). FIDELITY.md says why each other
+// metric is left out.
+var CIGate = []string{"rebalances", "moved_partitions", "revocations", "max_partition_gap_seconds", "convergence_seconds"}
+
+// Known is a disagreement with the Java client that FIDELITY.md explains:
+// a gate reports it and does not fail on it, so that CI catches every
+// other departure while the cause is being fixed.
+type Known struct {
+	Scenario, Protocol, Metric string
+	// Why names the explanation in FIDELITY.md.
+	Why string
+}
+
+// KnownDisagreements are the rows of the short-timing CI subset where the
+// simulator is outside the Java client's band for a reason FIDELITY.md
+// gives.
+var KnownDisagreements = []Known{
+	{"scale-out", sim.ProtocolEager, "convergence_seconds", startup},
+	{"scale-out", sim.ProtocolCooperative, "convergence_seconds", startup},
+	{"scale-out", sim.ProtocolNextgen, "convergence_seconds", startup},
+}
+
+// startup: FIDELITY.md, "What agrees", item 8.
+const startup = "a new consumer's first join takes 0.4-1.2 s of client start-up on the loaded machine"
+
+// KnownWhy is the explanation of a known disagreement, "" for any other row.
+func KnownWhy(r Row) string {
+	for _, k := range KnownDisagreements {
+		if k.Scenario == r.Scenario && k.Protocol == r.Protocol && k.Metric == r.Metric && r.Client == "java" {
+			return k.Why
+		}
+	}
+	return ""
+}
+
+// Verdict is a gate's outcome: the gated rows checked, those outside the
+// band, and those outside it for a known reason.
+type Verdict struct {
+	Checked       int
+	Failed, Known []Row
+}
+
+// Gate checks the rows of the gated metrics: a row outside the real band
+// beyond its tolerance fails unless it is a known disagreement.
+func Gate(rows []Row, gated []string) Verdict {
+	var v Verdict
+	for _, r := range rows {
+		if !slices.Contains(gated, r.Metric) {
+			continue
+		}
+		v.Checked++
+		switch {
+		case !r.Outside:
+		case KnownWhy(r) != "":
+			v.Known = append(v.Known, r)
+		default:
+			v.Failed = append(v.Failed, r)
+		}
+	}
+	return v
+}
 
 // Span is a metric's min and max over runs.
 type Span struct{ Min, Max float64 }
@@ -66,11 +132,22 @@ type Row struct {
 	Outside                            bool
 }
 
-// Simulate runs sc under protocol on seeds seed, seed+1, ... (n of them).
+// Simulate runs sc under protocol on seeds seed, seed+1, ... (n of them),
+// run i at the trigger phase of real repetition i of n (Phase).
 func Simulate(sc *sim.Scenario, protocol string, n int) ([]*sim.Result, error) {
+	reps := make([]int, n)
+	for i := range reps {
+		reps[i] = i
+	}
+	return SimulateReps(sc, protocol, reps, n)
+}
+
+// SimulateReps runs sc under protocol once for each real repetition rep
+// of of: on seed+rep, at that repetition's trigger phase.
+func SimulateReps(sc *sim.Scenario, protocol string, reps []int, of int) ([]*sim.Result, error) {
 	var out []*sim.Result
-	for i := range n {
-		r, err := sim.Run(sc, protocols.Default(), sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(i)})
+	for _, rep := range reps {
+		r, err := sim.Run(Phased(sc, Phase(sc, protocol, rep, of)), protocols.Default(), sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(rep)})
 		if err != nil {
 			return nil, err
 		}

@@ -13,12 +13,16 @@
 //  3. StartBroker formats a KRaft log directory with Kafka's StorageTool
 //     and starts one combined broker and controller on 127.0.0.1, with
 //     the group coordinator's settings taken from the scenario's group.
-//  4. RunReal starts one OS process per member incarnation, applies the
+//  4. RunReal starts one OS process per member incarnation (a Java
+//     KafkaConsumer, or a franz-go or librdkafka consumer: cmd/kgomember,
+//     cmd/rdkmember, which share internal/member), applies the
 //     scenario's disturbances as signals (SIGSTOP/SIGCONT for a pause,
 //     SIGKILL for a crash, SIGTERM for a graceful close) and collects the
 //     JSON lines every process writes.
 //  5. Measure feeds those lines to sim.Replay, the simulator's ledger.
 //  6. Compare lays the real runs' range beside the simulator's over as
-//     many seeds, and flags where the simulator leaves the real range by
-//     more than the metric's tolerance.
+//     many seeds, each at the trigger phase of its real repetition
+//     (Phased), and flags where the simulator leaves the real range by
+//     more than the metric's tolerance; Gate turns the flags of the gated
+//     metrics into a verdict, sparing the KnownDisagreements.
 package fidelity

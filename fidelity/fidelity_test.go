@@ -156,3 +156,89 @@ func TestApplyTimingsShort(t *testing.T) {
 		t.Error("ApplyTimings changed the scenario it was given")
 	}
 }
+
+func TestReleaseRefusesAKafkaVersionWithNoRealBroker(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, version string
+		want          string // the release, or "" for a refusal at line 2
+	}{
+		{"default", "", Releases["4.3"]}, // no key: sim.DefaultKafkaVersion, 4.3
+		{"named", "4.3", Releases["4.3"]},
+		{"older", "4.0", ""}, // the simulator models 4.0; the suite has no 4.0 broker
+	}
+	for _, c := range cases {
+		yaml := "name: x\nduration: 10s\ntopics: [{name: a, partitions: 2}]\nmembers: [{id: c1}]\n"
+		if c.version != "" {
+			yaml = "name: x\nkafka_version: \"" + c.version + "\"\nduration: 10s\ntopics: [{name: a, partitions: 2}]\nmembers: [{id: c1}]\n"
+		}
+		path := filepath.Join(dir, c.name+".yaml")
+		if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := scenarios.LoadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := Release(file.Scenario)
+		if c.want != "" {
+			if err != nil || got != c.want {
+				t.Errorf("%s: Release = %q, %v; want %q", c.name, got, err, c.want)
+			}
+			continue
+		}
+		var se *SubsetError
+		if !errors.As(err, &se) || se.Line != 2 || se.Key != "kafka_version" {
+			t.Errorf("%s: Release error = %v, want a SubsetError at line 2, key kafka_version", c.name, err)
+		}
+		if err := CheckSubset(file.Scenario); !errors.As(err, &se) {
+			t.Errorf("%s: CheckSubset = %v, want the same refusal", c.name, err)
+		}
+	}
+}
+
+func TestGateFailsOnlyUnknownRowsOutsideTheBand(t *testing.T) {
+	known := KnownDisagreements[0]
+	rows := []Row{
+		{Scenario: "leave", Protocol: "eager", Client: "java", Metric: "rebalances", Outside: false},                    // inside: passes
+		{Scenario: "leave", Protocol: "eager", Client: "java", Metric: "convergence_seconds", Outside: true},            // outside, not known: fails
+		{Scenario: known.Scenario, Protocol: known.Protocol, Client: "java", Metric: known.Metric, Outside: true},       // outside, known: reported
+		{Scenario: known.Scenario, Protocol: known.Protocol, Client: "librdkafka", Metric: known.Metric, Outside: true}, // known for java only: fails
+		{Scenario: "leave", Protocol: "eager", Client: "java", Metric: "peak_lag_records", Outside: true},               // not gated: ignored
+	}
+	v := Gate(rows, CIGate)
+	if v.Checked != 4 || len(v.Failed) != 2 || len(v.Known) != 1 {
+		t.Fatalf("Gate = %d checked, %d failed, %d known; want 4, 2, 1", v.Checked, len(v.Failed), len(v.Known))
+	}
+	if v.Failed[0].Metric != "convergence_seconds" || v.Failed[1].Client != "librdkafka" {
+		t.Errorf("failed rows %+v", v.Failed)
+	}
+}
+
+func TestPhasedMovesDisturbancesAndNotTheInitialMembers(t *testing.T) {
+	sc := &sim.Scenario{
+		Duration: 48 * time.Second,
+		Members:  []sim.MemberSpec{{ID: "c1"}, {ID: "c4", Start: 20 * time.Second}},
+		Events:   []sim.Event{{At: 30 * time.Second}},
+	}
+	got := Phased(sc, 250*time.Millisecond)
+	// The real repetition starts c1 250 ms before the time line; here
+	// everything else is 250 ms later instead.
+	if got.Members[0].Start != 0 || got.Members[1].Start != 20250*time.Millisecond ||
+		got.Events[0].At != 30250*time.Millisecond || got.Duration != 48250*time.Millisecond {
+		t.Errorf("Phased = starts %v, %v; event %v; duration %v", got.Members[0].Start, got.Members[1].Start, got.Events[0].At, got.Duration)
+	}
+	if sc.Members[1].Start != 20*time.Second || sc.Events[0].At != 30*time.Second {
+		t.Error("Phased changed its argument")
+	}
+	// Repetition 1 of 2 under classic: half the member's heartbeat.
+	sc.Defaults.HeartbeatInterval = ptr(500 * time.Millisecond)
+	if p := Phase(sc, sim.ProtocolEager, 1, 2); p != 250*time.Millisecond {
+		t.Errorf("Phase(1 of 2) = %v, want 250ms", p)
+	}
+	if p := Phase(sc, sim.ProtocolEager, 0, 1); p != 0 {
+		t.Errorf("Phase(0 of 1) = %v, want 0", p)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -192,10 +192,7 @@ func RunReal(ctx context.Context, sup *Supervisor, sc *sim.Scenario, opts RunOpt
 		opts.Barrier()
 	}
 
-	phase := time.Duration(0)
-	if opts.Reps > 1 {
-		phase = heartbeatOf(sc, opts.Protocol) * time.Duration(opts.Rep) / time.Duration(opts.Reps)
-	}
+	phase := Phase(sc, opts.Protocol, opts.Rep, opts.Reps)
 	begin := time.Now()
 	rec.T0 = begin.Add(phase).UnixMicro()
 	fmt.Fprintln(producer.in, "go")
@@ -241,6 +238,41 @@ func RunReal(ctx context.Context, sup *Supervisor, sc *sim.Scenario, opts RunOpt
 	out := *rec
 	out.Lines = slices.Clone(rec.Lines)
 	return &out, nil
+}
+
+// Phase is repetition rep of reps' trigger phase: how long before the
+// disturbances' time line the initial members start, rep/reps of a
+// heartbeat interval, so that repetitions sample the heartbeat phase
+// evenly. Real runs and the simulator's runs use the same phases.
+func Phase(sc *sim.Scenario, protocol string, rep, reps int) time.Duration {
+	if reps <= 1 {
+		return 0
+	}
+	return heartbeatOf(sc, protocol) * time.Duration(rep) / time.Duration(reps)
+}
+
+// Phased returns sc with its disturbances phase later than its initial
+// members: every event and every member starting after time zero moves,
+// and so does the horizon. The simulator's window starts at the first
+// disturbance, so its metrics measure the same stretch as a real run
+// whose initial members started phase early.
+func Phased(sc *sim.Scenario, phase time.Duration) *sim.Scenario {
+	out := *sc
+	if phase == 0 {
+		return &out
+	}
+	out.Duration += phase
+	out.Members = slices.Clone(sc.Members)
+	for i := range out.Members {
+		if out.Members[i].Start > 0 {
+			out.Members[i].Start += phase
+		}
+	}
+	out.Events = slices.Clone(sc.Events)
+	for i := range out.Events {
+		out.Events[i].At += phase
+	}
+	return &out
 }
 
 // heartbeatOf is the heartbeat interval that sets the trigger phase.

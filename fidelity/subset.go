@@ -36,11 +36,15 @@ func (e *SubsetError) Error() string {
 // CheckSubset returns the first part of sc that a real run cannot
 // reproduce: an event other than start, leave, crash, pause, restart and
 // rolling_restart; a network model (the real network is the loopback); a
-// commit latency (the real one is what the broker takes).
+// commit latency (the real one is what the broker takes); a kafka_version
+// with no real release (Releases).
 func CheckSubset(sc *sim.Scenario) error {
 	src, _ := os.ReadFile(sc.Source)
 	fail := func(line int, key, why string) error {
 		return &SubsetError{Source: sc.Source, Line: line, Key: key, Why: why}
+	}
+	if _, err := Release(sc); err != nil {
+		return err
 	}
 	for _, ev := range sc.Events {
 		if _, ok := runnable[ev.Kind]; !ok {
@@ -127,9 +131,16 @@ func ParseTimings(s string) (Timings, error) {
 }
 
 // ApplyTimings returns sc with t's timeouts in its defaults and group
-// block (members' own settings still win, as in the simulator).
+// block (members' own settings still win, as in the simulator), and with
+// a rebalance listener registered: every real member registers one, to
+// log its callbacks, and under the consumer protocol a listener makes the
+// client run revocations and acknowledge them only from poll().
 func ApplyTimings(sc *sim.Scenario, t Timings) *sim.Scenario {
 	out := *sc
+	if out.Defaults.RebalanceListener == nil {
+		listener := true
+		out.Defaults.RebalanceListener = &listener
+	}
 	if t != TimingsShort {
 		return &out
 	}

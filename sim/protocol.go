@@ -150,6 +150,14 @@ type Callback struct {
 	// listener, the background thread, which revokes, commits and
 	// acknowledges without waiting for poll().
 	Thread Thread
+	// NextPoll says the background thread asks for this callback in
+	// reaction to one the application thread just ran: the poll() that
+	// ran that one has already handled its background events, so this
+	// one waits for the next poll(), after the batch the current one
+	// returns, if the member has records to process
+	// (AsyncKafkaConsumer.poll handles background events before
+	// pollForFetches).
+	NextPoll bool
 }
 
 // NoteKind names a fact a model reports for metrics and the trace.

@@ -118,15 +118,10 @@ func (w *world) pollLoop(p *process) {
 	if !p.alive || p.paused || p.stalled || p.appBusy || p.inBatch() || now == p.freeAt {
 		return
 	}
-	n := min(float64(p.cfg.MaxPollRecords), math.Floor(w.ledger.Backlog(p.idx)))
-	if n < 1 {
+	batch := w.nextBatch(p)
+	if batch <= 0 {
 		// Caught up: the thread waits in poll() for records, and a
 		// response or a timer wakes it (ConsumerNetworkClient.poll).
-		p.freeAt, p.hasAnchor = now, false
-		return
-	}
-	batch := w.batchTime(p, int(n))
-	if batch <= 0 {
 		p.freeAt, p.hasAnchor = now, false
 		return
 	}
@@ -145,6 +140,17 @@ func (w *world) pollLoop(p *process) {
 	// The poll timer (max.poll.interval.ms) runs from the poll() that
 	// returned the batch.
 	p.appBlocked = start
+}
+
+// nextBatch is how long the batch the next poll() returns takes to
+// process: up to max_poll_records of the member's backlog; 0 if it is
+// caught up.
+func (w *world) nextBatch(p *process) time.Duration {
+	n := min(float64(p.cfg.MaxPollRecords), math.Floor(w.ledger.Backlog(p.idx)))
+	if n < 1 {
+		return 0
+	}
+	return w.batchTime(p, int(n))
 }
 
 // batchTime is how long the application takes to process n records: each
@@ -222,6 +228,14 @@ func (w *world) runCallbacks(p *process) {
 		p.bgCallback = true
 	} else {
 		w.pollLoop(p)
+		if cb.NextPoll && p.appRunnable() {
+			// The poll() in progress returns its batch first.
+			p.callbacks[0].NextPoll = false
+			if batch := w.nextBatch(p); batch > 0 {
+				now := w.k.Now()
+				p.batchEnd, p.pollAnchor, p.hasAnchor, p.appBlocked = now+batch, now+batch, true, now
+			}
+		}
 		if !p.appRunnable() {
 			w.armPoll(p)
 			return

@@ -614,12 +614,18 @@ func (c *Client) onMetadataRefresh(env sim.ClientEnv, out *sim.Effects) {
 	}
 }
 
-// Close is close(): revoke everything (lost, if the generation is gone),
-// then leave — except static members, which never send LeaveGroup.
+// Close is close(): revoke everything, then leave — except static
+// members, which never send LeaveGroup. ConsumerCoordinator.onLeavePrepare
+// calls the partitions lost, not revoked, when the generation is gone or
+// a rebalance is in progress (rebalanceInProgress: a JoinGroup or
+// SyncGroup outstanding); close()'s auto-commit before it
+// (maybeAutoCommitOffsetsSync) fails then too (sendOffsetCommitRequest
+// has no generationIfStable), so nothing is committed: a cooperative
+// member closing mid-rebalance hands its partitions over uncommitted.
 func (c *Client) Close(env sim.ClientEnv, out *sim.Effects) {
 	c.closing = true
 	kind := sim.CallbackRevoked
-	if c.generation < 0 {
+	if c.generation < 0 || c.state == preparingRebalance || c.state == completingRebalance {
 		kind = sim.CallbackLost
 	}
 	owned := c.owned

@@ -50,11 +50,14 @@ type reconciliation struct {
 }
 
 // invoke asks the application thread to run a rebalance callback and
-// continues with then when it returns; an empty callback is skipped (Kafka
-// skips empty revoked and lost callbacks; rebalsim skips an empty assigned
-// one too, which changes nothing but its duration).
+// continues with then when it returns. An empty revoked or lost callback
+// is skipped, but an empty assigned one runs when there is a listener
+// (ConsumerMembershipManager.invokeOnPartitionsAssignedCallback "should
+// always trigger the callback, even if partitionsAssigned is empty"): the
+// member acknowledges only after it, so a member that revoked and gained
+// nothing waits for one more poll() before the partitions are free.
 func (c *Client) invoke(env sim.ClientEnv, out *sim.Effects, kind sim.CallbackKind, parts kafka.Assignment, then pendingCallback) {
-	if parts.Size() == 0 {
+	if parts.Size() == 0 && (kind != sim.CallbackAssigned || !c.cfg.RebalanceListener) {
 		c.continueAfter(env, then, out)
 		return
 	}
@@ -67,7 +70,11 @@ func (c *Client) invoke(env sim.ClientEnv, out *sim.Effects, kind sim.CallbackKi
 	if c.cfg.RebalanceListener {
 		thread = sim.AppThread
 	}
-	out.Callbacks = append(out.Callbacks, sim.Callback{Kind: kind, Partitions: parts.Partitions(), Commit: kind == sim.CallbackRevoked, Token: c.nextToken, Thread: thread})
+	// The assigned callback of a reconciliation that revoked first is
+	// enqueued when the revoke's completion reaches the background thread,
+	// so the application runs it in a later poll().
+	next := kind == sim.CallbackAssigned && then.reconciliation.revoked.Size() > 0
+	out.Callbacks = append(out.Callbacks, sim.Callback{Kind: kind, Partitions: parts.Partitions(), Commit: kind == sim.CallbackRevoked, Token: c.nextToken, Thread: thread, NextPoll: next})
 	then.token = c.nextToken
 	c.pending = append(c.pending, then)
 }

@@ -24,12 +24,14 @@ func fmtLocal(a localAssignment) string {
 func doClient(h *transcript.Clients, t *testing.T, d *datadriven.TestData, a transcript.Args) string {
 	switch d.Cmd {
 	case "new":
-		// new <name> [static | instance=<id>] [session=<dur>] [maxpoll=<dur>] [assignor=<name>]
+		// new <name> [static | instance=<id>] [session=<dur>] [maxpoll=<dur>] [assignor=<name>] [listener]
 		// Example: new c1 static
 		// A consumer-protocol client (see transcript.Args.ConsumerConfig);
-		// assignor is its group.remote.assignor.
+		// assignor is its group.remote.assignor; listener registers a
+		// rebalance listener (rebalance_listener).
 		cfg := a.ConsumerConfig("consumer")
 		cfg.RemoteAssignor = a.Str("assignor", "")
+		cfg.RebalanceListener = a.Has("listener")
 		h.Add(cfg.ClientID, NewClient(sim.Endpoint{Process: cfg.ClientID, Incarnation: 1}, cfg))
 		return ""
 	case "recv":

@@ -18,51 +18,19 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/rebalsim/rebalsim/fidelity/internal/member"
 )
-
-type logger struct {
-	mu     sync.Mutex
-	w      *bufio.Writer
-	prefix string
-}
-
-func (l *logger) line(ev string, fields map[string]any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	m := map[string]any{"t": time.Now().UnixMicro(), "ev": ev}
-	for k, v := range fields {
-		m[k] = v
-	}
-	b, _ := json.Marshal(m)
-	l.w.Write(b)
-	l.w.WriteByte('\n')
-	l.w.Flush()
-}
-
-func (l *logger) parts(m map[string][]int32) []string {
-	var out []string
-	for t, ps := range m {
-		for _, p := range ps {
-			out = append(out, fmt.Sprintf("%s-%d", strings.TrimPrefix(t, l.prefix), p))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 func main() {
 	if err := run(); err != nil {
@@ -72,21 +40,14 @@ func main() {
 }
 
 func run() error {
-	kv := map[string]string{}
-	for _, a := range os.Args[1:] {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok {
-			return fmt.Errorf("argument %q is not key=value", a)
-		}
-		kv[k] = v
+	kv, err := member.ParseArgs(os.Args[1:])
+	if err != nil {
+		return err
 	}
-	ms := func(k string) time.Duration {
-		n, _ := strconv.ParseInt(kv[k], 10, 64)
-		return time.Duration(n) * time.Millisecond
-	}
-	log := &logger{w: bufio.NewWriter(os.Stdout), prefix: kv["rebalsim.topic.prefix"]}
+	ms := kv.Ms
+	log := member.NewLog(os.Stdout, kv["rebalsim.topic.prefix"])
 	rate, _ := strconv.ParseFloat(kv["rebalsim.processing.rate"], 64)
-	maxPoll, _ := strconv.Atoi(kv["max.poll.records"])
+	maxPoll := kv.Int("max.poll.records")
 
 	var cl *kgo.Client
 	gen := func() int {
@@ -98,13 +59,13 @@ func run() error {
 	}
 	callback := func(kind string, spend time.Duration) func(context.Context, *kgo.Client, map[string][]int32) {
 		return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-			parts := log.parts(m)
+			parts := log.Parts(m)
 			if len(parts) == 0 && kind != "assigned" {
 				return // kgo calls revoke at every session end, even with nothing to revoke
 			}
-			log.line(kind, map[string]any{"phase": "enter", "gen": gen(), "parts": parts})
+			log.Line(kind, map[string]any{"phase": "enter", "gen": gen(), "parts": parts})
 			time.Sleep(spend)
-			log.line(kind, map[string]any{"phase": "return", "gen": gen(), "parts": parts})
+			log.Line(kind, map[string]any{"phase": "return", "gen": gen(), "parts": parts})
 		}
 	}
 	opts := []kgo.Opt{
@@ -158,83 +119,34 @@ func run() error {
 		opts = append(opts, kgo.Balancers(bs...), kgo.SessionTimeout(ms("session.timeout.ms")), kgo.HeartbeatInterval(ms("heartbeat.interval.ms")))
 	}
 
-	log.line("waiting", nil)
-	in := bufio.NewScanner(os.Stdin)
-	started := false
-	for in.Scan() {
-		if in.Text() == "go" {
-			started = true
-			break
-		}
-	}
-	if !started {
+	if !log.WaitGo(os.Stdin) {
 		return nil
 	}
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
-	var err error
 	if cl, err = kgo.NewClient(opts...); err != nil {
 		return err
 	}
-	log.line("started", nil)
+	log.Line("started", nil)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-term; cancel() }()
-	perRecord := time.Duration(0)
-	if rate > 0 {
-		perRecord = time.Duration(float64(time.Second) / rate)
-	}
-	busyUntil := time.Now()
+	proc := member.NewProcessor(log, rate)
 	lastGen := -2
 	for ctx.Err() == nil {
 		pctx, pcancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		fetches := cl.PollRecords(pctx, maxPoll)
 		pcancel()
 		if g := gen(); g != lastGen {
-			log.line("gen", map[string]any{"gen": g})
+			log.Line("gen", map[string]any{"gen": g})
 			lastGen = g
 		}
-		type rng struct{ from, to int64 }
-		open := map[string]*rng{}
-		var order []string
-		flush := func(part string) {
-			r := open[part]
-			log.line("processed", map[string]any{"part": part, "from": r.from, "to": r.to})
-		}
-		fetches.EachRecord(func(r *kgo.Record) {
-			if perRecord > 0 {
-				busyUntil = maxTime(busyUntil, time.Now()).Add(perRecord)
-				if wait := time.Until(busyUntil); wait > 2*time.Millisecond {
-					time.Sleep(wait)
-				}
-			}
-			part := fmt.Sprintf("%s-%d", strings.TrimPrefix(r.Topic, log.prefix), r.Partition)
-			cur := open[part]
-			switch {
-			case cur == nil:
-				open[part] = &rng{r.Offset, r.Offset}
-				order = append(order, part)
-			case r.Offset == cur.to+1 && cur.to-cur.from < 49:
-				cur.to = r.Offset
-			default:
-				flush(part)
-				cur.from, cur.to = r.Offset, r.Offset
-			}
-		})
-		for _, p := range order {
-			flush(p)
-		}
+		fetches.EachRecord(func(r *kgo.Record) { proc.Process(log.Part(r.Topic, r.Partition), r.Offset) })
+		proc.Flush()
 		cl.AllowRebalance()
 	}
-	log.line("closing", nil)
+	log.Line("closing", nil)
 	cl.Close()
-	log.line("closed", nil)
+	log.Line("closed", nil)
 	return nil
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -277,7 +277,11 @@ func Note(n sim.Note) string {
 
 // Callback prints a callback a client asked for.
 func Callback(cb sim.Callback) string {
-	return fmt.Sprintf("callback %s %s", cb.Kind, Assignment(kafka.FromPartitions(cb.Partitions)))
+	s := fmt.Sprintf("callback %s %s", cb.Kind, Assignment(kafka.FromPartitions(cb.Partitions)))
+	if cb.NextPoll {
+		s += " (next poll)"
+	}
+	return s
 }
 
 // Timers are the timers the models of one transcript have armed, by owner
