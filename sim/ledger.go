@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"container/heap"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rebalsim/rebalsim/kafka"
@@ -30,6 +30,9 @@ type ledger struct {
 
 	// bad counts partitions not in their converged state (see partLedger.bad).
 	bad int
+	// processing counts partitions someone processes now (see
+	// partLedger.processing).
+	processing int
 	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
 	// pinned at zero; zeros is a heap of the instants at which draining
 	// partitions reach zero lag.
@@ -124,6 +127,8 @@ type partLedger struct {
 	lastOwner int // process of the last completed ownership, -1 if none
 	required  bool
 	isBad     bool
+	// processing is set while an owner processes the partition.
+	processing bool
 
 	// accrued metrics (within the window), integral until the result
 	// converts them to seconds.
@@ -309,6 +314,14 @@ func (l *ledger) refresh(idx int) {
 	double := l.doublyOwned(p)
 	l.refreshSlope(p, owner, t)
 	l.refreshConverged(p)
+	if processing := owner >= 0; processing != p.processing {
+		p.processing = processing
+		if processing {
+			l.processing++
+		} else {
+			l.processing--
+		}
+	}
 	l.refreshGap(p, owner, t)
 	l.refreshSafety(idx, p, double, t)
 	l.refreshStuck(p, owner, t)
@@ -433,7 +446,10 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	l.sumA += p.lag - p.slope*sec(p.lagT)
 	l.sumS += p.slope
 	if slope < 0 {
-		heap.Push(&l.zeros, zeroAt{at: p.lagT + time.Duration(cur/(-slope)*float64(time.Second)), part: p, ver: p.zeroVer})
+		if len(l.zeros.rank) != len(l.parts) {
+			l.rankByName()
+		}
+		l.zeros.push(zeroAt{at: p.lagT + time.Duration(cur/(-slope)*float64(time.Second)), part: p.idx, ver: p.zeroVer})
 	}
 }
 
@@ -758,13 +774,7 @@ func (l *ledger) ProcessingFraction() float64 {
 	if len(l.parts) == 0 {
 		return 0
 	}
-	n := 0
-	for idx, p := range l.parts {
-		if l.processingOwner(p, idx) >= 0 {
-			n++
-		}
-	}
-	return float64(n) / float64(len(l.parts))
+	return float64(l.processing) / float64(len(l.parts))
 }
 
 // finish closes every open interval at the horizon.
@@ -829,26 +839,79 @@ func (l *ledger) history() []Segment {
 	return out
 }
 
+// zeroAt is the instant a draining partition's lag line reaches zero, for
+// the lag line of version ver.
 type zeroAt struct {
 	at   time.Duration
-	part *partLedger
+	part int // ledger index
 	ver  int
 }
 
-type zeroHeap struct{ items []zeroAt }
-
-func (h zeroHeap) Len() int { return len(h.items) }
-func (h zeroHeap) Less(i, j int) bool {
-	if h.items[i].at != h.items[j].at {
-		return h.items[i].at < h.items[j].at
-	}
-	return h.items[i].part.name < h.items[j].part.name
+// zeroHeap orders the instants partitions run out of lag, earliest first;
+// partitions that run out at one instant come in the order of their names
+// (rank), so that catchUp applies them in an order that does not depend
+// on how events happened to push them.
+type zeroHeap struct {
+	items []zeroAt
+	// rank is each partition's place among all partitions ordered by
+	// name, indexed by ledger index; ranks are renumbered when partitions
+	// are added, which keeps the relative order of those in the heap.
+	rank []int32
 }
-func (h zeroHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *zeroHeap) Push(x any)   { h.items = append(h.items, x.(zeroAt)) }
-func (h *zeroHeap) Pop() any {
+
+func (h *zeroHeap) Len() int { return len(h.items) }
+
+func (h *zeroHeap) less(a, b zeroAt) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return h.rank[a.part] < h.rank[b.part]
+}
+
+func (h *zeroHeap) push(z zeroAt) {
+	h.items = append(h.items, z)
+	i := len(h.items) - 1
+	for i > 0 {
+		up := (i - 1) / 2
+		if !h.less(h.items[i], h.items[up]) {
+			break
+		}
+		h.items[i], h.items[up] = h.items[up], h.items[i]
+		i = up
+	}
+}
+
+func (h *zeroHeap) pop() zeroAt {
+	top := h.items[0]
 	n := len(h.items) - 1
-	x := h.items[n]
+	h.items[0] = h.items[n]
 	h.items = h.items[:n]
-	return x
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h.less(h.items[r], h.items[c]) {
+			c = r
+		}
+		if !h.less(h.items[c], h.items[i]) {
+			break
+		}
+		h.items[i], h.items[c] = h.items[c], h.items[i]
+		i = c
+	}
+	return top
+}
+
+// rankByName renumbers the partitions in the order of their names.
+func (l *ledger) rankByName() {
+	order := make([]int, len(l.parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(l.parts[a].name, l.parts[b].name) })
+	l.zeros.rank = slices.Grow(l.zeros.rank[:0], len(order))[:len(order)]
+	for r, idx := range order {
+		l.zeros.rank[idx] = int32(r)
+	}
 }

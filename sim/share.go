@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"math"
 	"slices"
 	"time"
@@ -83,8 +82,8 @@ func (l *ledger) catchUp(t time.Duration) {
 		}
 		var procs []int
 		for l.zeros.Len() > 0 && l.zeros.items[0].at == at {
-			z := heap.Pop(&l.zeros).(zeroAt)
-			p := z.part
+			z := l.zeros.pop()
+			p := l.parts[z.part]
 			if z.ver != p.zeroVer || !p.active {
 				continue
 			}
