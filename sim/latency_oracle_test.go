@@ -30,7 +30,7 @@ func TestLatencyOverOracle(t *testing.T) {
 			}
 			pieces = append(pieces, q)
 		}
-		got := latencyOver(pieces, 0, math.Inf(1))
+		got := latencyOver(pieceChunks{pieces}, 0, math.Inf(1))
 		type rec struct{ w, m float64 }
 		var recs []rec
 		total, widest := 0.0, 0.0

@@ -62,6 +62,11 @@ type ledger struct {
 	// pieces are the latency pieces of every partition (see latency.go),
 	// from the window start on.
 	pieces pieceLog
+	// hist is the latency histogram of the records leaving within
+	// [histA, histB], computed once for the result's two uses; adding
+	// or growing a piece drops it.
+	hist         *latencyHist
+	histA, histB float64
 	// stuckAfter is how long a partition may make no progress under a
 	// current owner before it is reported stuck.
 	stuckAfter time.Duration
@@ -819,8 +824,17 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 	m.MaxPartitionGapSeconds = sec(maxGap)
 	m.PeakLagRecords = l.peakLag
 	m.MovedLoadRecordsPerSecond = l.movedLoad
-	st := latencyOver(l.pieces.all(), sec(l.windowStart), sec(l.now()))
+	a, b := sec(l.windowStart), sec(l.now())
+	st := latencyFromHist(l.pieces.chunks, a, b, l.latencyHist(a, b))
 	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
+}
+
+// latencyHist returns the histogram of the records leaving within [a, b].
+func (l *ledger) latencyHist(a, b float64) *latencyHist {
+	if l.hist == nil || l.histA != a || l.histB != b {
+		l.hist, l.histA, l.histB = histOver(l.pieces.chunks, a, b), a, b
+	}
+	return l.hist
 }
 
 // history returns every partition's history, partitions ordered by topic
