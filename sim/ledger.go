@@ -116,39 +116,53 @@ type ownership struct {
 }
 
 type partLedger struct {
-	idx  int // in ledger.parts
-	tp   kafka.TopicPartition
-	name string
-	// rate is the production rate now: base times the topic's load factor.
-	rate float64
-	// base is the partition's own rate and curve its topic's load over
-	// time: base·curve.m(t) records were produced by t.
-	base  float64
-	curve *loadCurve
+	// The fields every advance reads come first, so that they share the
+	// struct's first cache lines.
 	since time.Duration
-	// owners in the order they took the partition; the last one that is
-	// processing drives the lag model.
-	owners    []ownership
-	lastOwner int // process of the last completed ownership, -1 if none
-	required  bool
-	isBad     bool
-	// processing is set while an owner processes the partition.
-	processing bool
-
-	// accrued metrics (within the window), integral until the result
-	// converts them to seconds.
-	downtime, maxGap, gapStart, doubleSec, zombieSec time.Duration
-	inGap                                            bool
-	duplicates                                       float64
-
 	// lag model: lag at lagT, changing at slope records/s.
 	lag, slope float64
 	lagT       time.Duration
 	// sinceLag is the lag at since (the lag line may have been rebased
 	// later, when the partition drained to zero).
 	sinceLag float64
-	active   bool // contributes to sumA/sumS
-	zeroVer  int
+	// rate is the production rate now: base times the topic's load factor.
+	rate float64
+	// base is the partition's own rate and curve its topic's load over
+	// time: base·curve.m(t) records were produced by t.
+	base float64
+	// owners in the order they took the partition; the last one that is
+	// processing drives the lag model.
+	owners []ownership
+	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
+	// zero latency (caught up), kept open while it goes on, so that a
+	// steady partition adds one latency piece, not one per change.
+	zeroFrom, zeroTo, zeroRate float64
+	zeroOpen                   bool
+	inGap                      bool
+	active                     bool // contributes to sumA/sumS
+	required                   bool
+	isBad                      bool
+	// processing is set while an owner processes the partition.
+	processing bool
+	// within the window: the peak lag, the largest age of the oldest
+	// unprocessed record, and the moves.
+	peakLag, maxAge float64
+
+	// accrued metrics (within the window), integral until the result
+	// converts them to seconds.
+	downtime, maxGap, gapStart, doubleSec, zombieSec time.Duration
+	duplicates                                       float64
+
+	curve     *loadCurve
+	idx       int // in ledger.parts
+	tp        kafka.TopicPartition
+	name      string
+	lastOwner int // process of the last completed ownership, -1 if none
+	zeroVer   int
+	moves     int
+	// lastPiece is the index of the partition's last latency piece, -1
+	// if none.
+	lastPiece int
 
 	// segments is the partition's ownership history (if recorded), and
 	// the segment in progress.
@@ -157,18 +171,6 @@ type partLedger struct {
 	segState string
 	segStart time.Duration
 
-	// within the window: the peak lag, the largest age of the oldest
-	// unprocessed record, and the moves.
-	peakLag, maxAge float64
-	moves           int
-	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
-	// zero latency (caught up), kept open while it goes on, so that a
-	// steady partition adds one latency piece, not one per change.
-	zeroFrom, zeroTo, zeroRate float64
-	zeroOpen                   bool
-	// lastPiece is the index of the partition's last latency piece, -1
-	// if none.
-	lastPiece int
 	// stuck is set while the partition has a current owner, lag and no
 	// processing, since stuckFrom; stuckOwners name its owners then.
 	stuck       bool
@@ -232,6 +234,18 @@ func (l *ledger) advance(idx int) {
 	l.advanceTo(idx, l.now())
 }
 
+// advanceAll advances partitions idxs, in order. Bringing a partition up
+// to now never adds an instant at which a partition runs out of lag, so
+// the instants before now are applied once, first (as in Commit and
+// Backlog).
+func (l *ledger) advanceAll(idxs []int) {
+	t := l.now()
+	l.catchUp(t)
+	for _, idx := range idxs {
+		l.advanceTo(idx, t)
+	}
+}
+
 // advanceTo brings partition idx's accounting up to t; nothing about it
 // may have changed since p.since but the lag line pinned at zero.
 func (l *ledger) advanceTo(idx int, t time.Duration) {
@@ -241,17 +255,26 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	}
 	dt := l.overlap(p.since, t)
 	full := sec(t - p.since)
-	owner := l.processingOwner(p, idx)
+	// One pass over the owners finds the lag-driving owner (the last
+	// running one, as processingOwner), the zombies and whether two
+	// current members own the partition (doublyOwned).
+	owner, zombies, current := -1, 0, 0
+	for i, o := range p.owners {
+		pr := l.procs[o.proc]
+		if pr.current() {
+			current++
+		}
+		if pr.running() && !o.revoking {
+			owner = i
+			if pr.member == 0 {
+				zombies++
+			}
+		}
+	}
 	if owner < 0 && dt > 0 {
 		p.downtime += dt
 	}
-	zombies := 0
-	for _, o := range p.owners {
-		if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !o.revoking {
-			zombies++
-		}
-	}
-	if l.doublyOwned(p) {
+	if current >= 2 {
 		p.doubleSec += dt
 	}
 	p.zombieSec += time.Duration(zombies) * dt
@@ -534,9 +557,7 @@ func (l *ledger) indexes(tps []kafka.TopicPartition) []int {
 func (l *ledger) touchProc(proc int, change func()) {
 	pr := l.procs[proc]
 	before := slices.Clone(pr.owned)
-	for _, idx := range before {
-		l.advance(idx)
-	}
+	l.advanceAll(before)
 	change()
 	l.recount(proc)
 	for _, idx := range mergeSorted(before, pr.owned) {
@@ -587,9 +608,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	if len(idxs) == 0 {
 		return
 	}
-	for _, idx := range idxs {
-		l.advance(idx)
-	}
+	l.advanceAll(idxs)
 	l.touchProc(proc, func() {
 		for _, idx := range idxs {
 			p := l.parts[idx]
@@ -706,12 +725,12 @@ func (l *ledger) Commit(proc int) {
 	if pr.member == 0 {
 		return // a fenced member's commit fails
 	}
+	t := l.now()
+	l.catchUp(t)
 	for _, idx := range pr.owned {
-		l.advance(idx)
-		for i := range l.parts[idx].owners {
-			if l.parts[idx].owners[i].proc == proc {
-				l.parts[idx].owners[i].uncommitted = 0
-			}
+		l.advanceTo(idx, t)
+		if o := l.ownershipOf(idx, proc); o != nil {
+			o.uncommitted = 0
 		}
 	}
 }
@@ -762,8 +781,10 @@ func (l *ledger) BadPartitions() []string {
 // partitions it owns of how far its position is behind their end.
 func (l *ledger) Backlog(proc int) float64 {
 	total := 0.0
+	t := l.now()
+	l.catchUp(t)
 	for _, idx := range l.procs[proc].owned {
-		l.advance(idx)
+		l.advanceTo(idx, t)
 		if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
 			total += o.behind
 		}
