@@ -27,6 +27,9 @@ type ledger struct {
 	topicIndex map[string][]int
 
 	moved, revocations int
+	// changes counts changes to the ledger's state: a partition advanced,
+	// refreshed or its owners changed, a process's shares recomputed.
+	changes int
 
 	// bad counts partitions not in their converged state (see partLedger.bad).
 	bad int
@@ -95,6 +98,12 @@ type procLedger struct {
 	// processed are the records it processed as the lag-driving owner
 	// within the window (for its utilisation).
 	processed float64
+	// backlog is what Backlog returned at backlogAt, while the ledger's
+	// change count was backlogChange.
+	backlog       float64
+	backlogAt     time.Duration
+	backlogChange int
+	backlogValid  bool
 }
 
 func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
@@ -253,6 +262,7 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	if t <= p.since {
 		return
 	}
+	l.changes++
 	dt := l.overlap(p.since, t)
 	full := sec(t - p.since)
 	// One pass over the owners finds the lag-driving owner (the last
@@ -277,8 +287,8 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	if current >= 2 {
 		p.doubleSec += dt
 	}
-	p.zombieSec += time.Duration(zombies) * dt
 	if zombies > 0 && dt > 0 {
+		p.zombieSec += time.Duration(zombies) * dt
 		for _, o := range p.owners {
 			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !slices.Contains(l.zombieMembers, pr.name) {
 				l.zombieMembers = append(l.zombieMembers, pr.name)
@@ -338,6 +348,7 @@ func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
 func (l *ledger) refresh(idx int) {
 	p := l.parts[idx]
 	t := l.now()
+	l.changes++
 	owner := l.processingOwner(p, idx)
 	double := l.doublyOwned(p)
 	l.refreshSlope(p, owner, t)
@@ -418,7 +429,9 @@ func (l *ledger) refreshGap(p *partLedger, owner int, t time.Duration) {
 // becomes doubly owned, once per stretch.
 func (l *ledger) refreshSafety(idx int, p *partLedger, double bool, t time.Duration) {
 	if !double {
-		delete(l.doubleSince, idx)
+		if len(l.doubleSince) > 0 {
+			delete(l.doubleSince, idx)
+		}
 		return
 	}
 	if _, ok := l.doubleSince[idx]; ok {
@@ -556,6 +569,7 @@ func (l *ledger) indexes(tps []kafka.TopicPartition) []int {
 // them: a change to a process can change the share of all its partitions.
 func (l *ledger) touchProc(proc int, change func()) {
 	pr := l.procs[proc]
+	l.changes++
 	before := slices.Clone(pr.owned)
 	l.advanceAll(before)
 	change()
@@ -686,6 +700,7 @@ func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration
 	if d <= 0 || pr.member > 0 || !pr.running() || l.now() < l.windowStart {
 		return
 	}
+	l.changes++
 	for _, idx := range l.indexes(tps) {
 		l.advance(idx)
 		o := l.ownershipOf(idx, proc)
@@ -782,13 +797,20 @@ func (l *ledger) BadPartitions() []string {
 func (l *ledger) Backlog(proc int) float64 {
 	total := 0.0
 	t := l.now()
+	pr := l.procs[proc]
+	if pr.backlogAt == t && pr.backlogChange == l.changes && pr.backlogValid {
+		// Nothing has changed since the last call at this instant: every
+		// partition is advanced to now already.
+		return pr.backlog
+	}
 	l.catchUp(t)
-	for _, idx := range l.procs[proc].owned {
+	for _, idx := range pr.owned {
 		l.advanceTo(idx, t)
 		if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
 			total += o.behind
 		}
 	}
+	pr.backlog, pr.backlogAt, pr.backlogChange, pr.backlogValid = total, t, l.changes, true
 	return total
 }
 

@@ -27,6 +27,7 @@ func (l *ledger) allocate(proc int) { l.allocateAt(proc, l.now()) }
 // allocateAt shares proc's capacity as the partitions' lags are at t.
 func (l *ledger) allocateAt(proc int, t time.Duration) {
 	pr := l.procs[proc]
+	l.changes++
 	type demand struct {
 		o    *ownership
 		need float64 // +Inf while the partition has lag
