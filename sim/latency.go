@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -181,14 +180,24 @@ func bucketEdges(pieces pieceChunks, a, b float64, buckets []latencyBucketEdges)
 	for i := range buckets {
 		// A total order, so that the sums do not depend on the order
 		// events happened to produce the pieces in.
+		// (The numbers are never NaN, so plain comparisons order them as
+		// cmp.Compare would.)
 		slices.SortFunc(buckets[i].edges, func(p, q latencyEdge) int {
+			a, b := p.x, q.x
 			switch {
 			case p.x != q.x:
-				return cmp.Compare(p.x, q.x)
 			case p.atom != q.atom:
-				return cmp.Compare(p.atom, q.atom)
+				a, b = p.atom, q.atom
+			default:
+				a, b = p.density, q.density
 			}
-			return cmp.Compare(p.density, q.density)
+			switch {
+			case a < b:
+				return -1
+			case a > b:
+				return 1
+			}
+			return 0
 		})
 	}
 }
@@ -354,8 +363,24 @@ func bucketOf(w float64) int {
 	if w <= 0 {
 		return 0
 	}
-	i, _ := slices.BinarySearch(latencyBounds, w)
-	return i
+	return searchAtLeast(latencyBounds, w)
+}
+
+// searchAtLeast returns the first index of the ascending xs whose value is
+// at least x (len(xs) if none), as slices.BinarySearch finds it for a
+// number that is not NaN, without its generic comparison: it runs once or
+// twice for every latency piece.
+func searchAtLeast(xs []float64, x float64) int {
+	lo, hi := 0, len(xs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if xs[mid] < x {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // LatencySeries are latency percentiles over virtual time: each point
@@ -410,7 +435,7 @@ func latencyWindows(pieces pieceChunks, bounds []float64) []LatencyStats {
 	for _, chunk := range pieces {
 		for _, q := range chunk {
 			// The last window whose start is at or before the piece's start.
-			first, _ := slices.BinarySearch(bounds, q.t0)
+			first := searchAtLeast(bounds, q.t0)
 			if first == len(bounds) || bounds[first] > q.t0 {
 				first--
 			}

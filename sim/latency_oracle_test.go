@@ -62,3 +62,19 @@ func TestLatencyOverOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAtLeast checks the hand-written search against
+// slices.BinarySearch, on the histogram's bounds and around each of them.
+func TestSearchAtLeast(t *testing.T) {
+	var xs []float64
+	for _, b := range latencyBounds {
+		xs = append(xs, b, math.Nextafter(b, -1), math.Nextafter(b, 2*b+1), b/2, -1)
+	}
+	xs = append(xs, math.Inf(1), math.MaxFloat64, 0)
+	for _, x := range xs {
+		want, _ := slices.BinarySearch(latencyBounds, x)
+		if got := searchAtLeast(latencyBounds, x); got != want {
+			t.Errorf("searchAtLeast(%v) = %d, slices.BinarySearch %d", x, got, want)
+		}
+	}
+}
