@@ -579,12 +579,29 @@ func (l *ledger) touchProc(proc int, change func()) {
 	}
 }
 
+// mergeSorted returns the union of the ascending lists a and b (each
+// without repeats), ascending, in one pass; a itself when b adds nothing.
 func mergeSorted(a, b []int) []int {
+	if slices.Equal(a, b) {
+		return a
+	}
 	out := make([]int, 0, len(a)+len(b))
-	out = append(out, a...)
-	out = append(out, b...)
-	slices.Sort(out)
-	return slices.Compact(out)
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 func (l *ledger) recount(proc int) {

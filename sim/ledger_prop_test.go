@@ -132,3 +132,28 @@ func TestZeroHeapOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeSorted checks the one-pass union against sorting the two lists
+// together and dropping repeats.
+func TestMergeSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	list := func() []int {
+		var out []int
+		for i := range 20 {
+			if rng.IntN(3) == 0 {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	for range 500 {
+		a, b := list(), list()
+		if rng.IntN(4) == 0 {
+			b = slices.Clone(a)
+		}
+		want := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a), b...))))
+		if got := mergeSorted(a, b); !slices.Equal(got, want) {
+			t.Fatalf("mergeSorted(%v, %v) = %v, want %v", a, b, got, want)
+		}
+	}
+}
