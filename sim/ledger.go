@@ -678,26 +678,29 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 	idxs := l.indexes(tps)
 	dup := 0.0
 	l.touchProc(proc, func() {
+		// A process owns a partition exactly when it is among the
+		// partition's owners, so the owners tell what to release, and
+		// the process's list is filtered once at the end rather than
+		// cut once per partition.
+		released := false
 		for _, idx := range idxs {
-			pos, has := slices.BinarySearch(pr.owned, idx)
-			if !has {
+			p := l.parts[idx]
+			i := slices.IndexFunc(p.owners, func(o ownership) bool { return o.proc == proc })
+			if i < 0 {
 				continue
 			}
-			pr.owned = slices.Delete(pr.owned, pos, pos+1)
-			p := l.parts[idx]
-			for i, o := range p.owners {
-				if o.proc == proc {
-					if !committed && l.now() >= l.windowStart {
-						p.duplicates += o.uncommitted
-						dup += o.uncommitted
-					}
-					p.owners = slices.Delete(p.owners, i, i+1)
-					break
-				}
+			if o := p.owners[i]; !committed && l.now() >= l.windowStart {
+				p.duplicates += o.uncommitted
+				dup += o.uncommitted
 			}
+			p.owners = slices.Delete(p.owners, i, i+1)
+			released = true
 			if revoked && l.now() >= l.windowStart {
 				l.revocations++
 			}
+		}
+		if released {
+			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool { return l.ownershipOf(idx, proc) == nil })
 		}
 	})
 	if dup > 0 {

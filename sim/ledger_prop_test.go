@@ -12,7 +12,8 @@ import (
 )
 
 // TestLedgerRunningCountsOracle drives a ledger through random ownership
-// and process changes and checks, at every step, the running figures the
+// and process changes and checks, at every step, that each process lists
+// exactly the partitions it is an owner of, and the running figures the
 // hot path reads against the slow walks they replace: Backlog (cached per
 // instant) against advancing every owned partition and summing what the
 // process's position is behind, ProcessingFraction against counting the
@@ -63,6 +64,17 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 				l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
 			}
 			for q := range procs {
+				// A process's list of partitions is exactly those it is
+				// an owner of, ascending (Release relies on it).
+				var owns []int
+				for idx := range l.parts {
+					if l.ownershipOf(idx, q) != nil {
+						owns = append(owns, idx)
+					}
+				}
+				if !slices.Equal(owns, l.procs[q].owned) {
+					t.Fatalf("seed %d step %d: process %d lists %v, owns %v", seed, step, q, l.procs[q].owned, owns)
+				}
 				got := l.Backlog(q)
 				if again := l.Backlog(q); again != got {
 					t.Fatalf("seed %d step %d: Backlog(%d) %v, then %v at the same instant", seed, step, q, got, again)
