@@ -132,8 +132,8 @@ func (w *world) result(series *Series) *Result {
 	for i := range r.Convergence {
 		r.Convergence[i].Latency = episodes[r.Convergence[i].At]
 	}
-	r.LatencyHistogram = latencyHistogram(l.pieces.all(), sec(l.windowStart), sec(horizon))
-	r.Series.Latency = latencyOverTime(l.pieces.all(), sec(l.windowStart), sec(horizon))
+	r.LatencyHistogram = l.latencyHist(sec(l.windowStart), sec(horizon)).buckets()
+	r.Series.Latency = latencyOverTime(l.pieces.chunks, sec(l.windowStart), sec(horizon))
 	r.WorstPartitions, r.HotPartitions = l.partitionReport()
 	r.DuplicatesByRebalance = w.duplicatesByRebalance()
 	r.Findings = append(r.Findings, l.findings...)
@@ -256,7 +256,7 @@ func (w *world) episodeLatency() map[float64]LatencyStats {
 		return out
 	}
 	bounds = append(bounds, max(sec(w.sc.Duration), bounds[len(bounds)-1]))
-	for i, st := range latencyWindows(w.ledger.pieces.all(), bounds) {
+	for i, st := range latencyWindows(w.ledger.pieces.chunks, bounds) {
 		out[bounds[i]] = st
 	}
 	return out

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -75,78 +74,138 @@ type latencyEdge struct {
 	x, atom, density float64
 }
 
+// pieceChunks are latency pieces in the order they were added, in the
+// chunks of a pieceLog: they are read where they lie, never copied.
+type pieceChunks [][]latencyPiece
+
+// histOver spreads the records leaving within [a, b] over the histogram's
+// buckets.
+func histOver(pieces pieceChunks, a, b float64) *latencyHist {
+	h := newLatencyHist()
+	for _, chunk := range pieces {
+		for _, q := range chunk {
+			if c, ok := q.clip(a, b); ok {
+				h.add(c)
+			}
+		}
+	}
+	return h
+}
+
 // latencyOver computes the exact percentiles of the records leaving within
 // [a, b]. The latency distribution is a mixture of uniform distributions
 // (one per piece) and atoms, so its distribution function is piecewise
 // linear. The histogram finds the bucket each quantile falls in; only the
-// pieces reaching into that bucket are then swept, in order, to find the
-// quantile within it. So the cost is a few passes over the pieces and a
-// sort of the few that matter, not a sort of all of them.
-func latencyOver(pieces []latencyPiece, a, b float64) LatencyStats {
-	h := newLatencyHist()
-	for _, q := range pieces {
-		if c, ok := q.clip(a, b); ok {
-			h.add(c)
-		}
-	}
+// pieces reaching into those buckets are then swept, in order, to find the
+// quantile within its bucket. So the cost is two passes over the pieces
+// and a sort of the few that matter, not a sort of all of them.
+func latencyOver(pieces pieceChunks, a, b float64) LatencyStats {
+	return latencyFromHist(pieces, a, b, histOver(pieces, a, b))
+}
+
+// latencyFromHist is latencyOver given the histogram of [a, b].
+func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencyStats {
 	st := LatencyStats{Records: h.total(), Max: h.max}
 	if st.Records <= 0 {
 		return st
 	}
 	out := []*float64{&st.P50, &st.P99, &st.P999}
+	var buckets []latencyBucketEdges
+	var want [len(latencyQuantiles)]struct {
+		bucket        int // in buckets, -1 for latency 0 exactly
+		below, target float64
+	}
 	for k, q := range latencyQuantiles {
 		target := q * st.Records
 		i, below := h.find(target)
+		want[k].bucket, want[k].below, want[k].target = -1, below, target
 		if i == 0 {
-			continue // latency 0 exactly
+			continue
 		}
-		*out[k] = min(sweepBucket(pieces, a, b, h.lower(i), h.upper(i), below, target), st.Max)
+		j := slices.IndexFunc(buckets, func(e latencyBucketEdges) bool { return e.bucket == i })
+		if j < 0 {
+			j = len(buckets)
+			buckets = append(buckets, latencyBucketEdges{bucket: i, lo: h.lower(i), hi: h.upper(i), edges: make([]latencyEdge, 0, 2*h.touching[i])})
+		}
+		want[k].bucket = j
+	}
+	bucketEdges(pieces, a, b, buckets)
+	for k, w := range want {
+		if w.bucket >= 0 {
+			e := &buckets[w.bucket]
+			*out[k] = min(sweepBucket(e.edges, e.lo, e.hi, w.below, w.target), st.Max)
+		}
 	}
 	return st
 }
 
+// latencyBucketEdges are the edges of the latency density within one
+// histogram bucket (lo, hi], sorted.
+type latencyBucketEdges struct {
+	bucket int
+	lo, hi float64
+	edges  []latencyEdge
+}
+
+// bucketEdges collects, in one pass over the pieces, the edges each
+// bucket's sweep needs, and sorts them.
+func bucketEdges(pieces pieceChunks, a, b float64, buckets []latencyBucketEdges) {
+	if len(buckets) == 0 {
+		return
+	}
+	for _, chunk := range pieces {
+		for _, q := range chunk {
+			c, ok := q.clip(a, b)
+			if !ok {
+				continue
+			}
+			plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
+			for i := range buckets {
+				e := &buckets[i]
+				if phi <= e.lo || plo > e.hi {
+					continue
+				}
+				if phi-plo <= 1e-12*max(1, phi) {
+					e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
+					continue
+				}
+				d := c.mass / (phi - plo)
+				e.edges = append(e.edges, latencyEdge{x: max(plo, e.lo), density: d})
+				if phi <= e.hi {
+					e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
+				}
+			}
+		}
+	}
+	for i := range buckets {
+		// A total order, so that the sums do not depend on the order
+		// events happened to produce the pieces in.
+		// (The numbers are never NaN, so plain comparisons order them as
+		// cmp.Compare would.)
+		slices.SortFunc(buckets[i].edges, func(p, q latencyEdge) int {
+			a, b := p.x, q.x
+			switch {
+			case p.x != q.x:
+			case p.atom != q.atom:
+				a, b = p.atom, q.atom
+			default:
+				a, b = p.density, q.density
+			}
+			switch {
+			case a < b:
+				return -1
+			case a > b:
+				return 1
+			}
+			return 0
+		})
+	}
+}
+
 // sweepBucket finds the latency x in (lo, hi] at which the records below
-// x reach target, given that below records lie at or under lo.
-func sweepBucket(pieces []latencyPiece, a, b, lo, hi, below, target float64) float64 {
-	// Two passes: the first counts the edges, so that the second fills
-	// one slice of the right size.
-	n := 0
-	for _, q := range pieces {
-		if c, ok := q.clip(a, b); ok && max(c.w0, c.w1) > lo && min(c.w0, c.w1) <= hi {
-			n += 2
-		}
-	}
-	edges := make([]latencyEdge, 0, n)
-	for _, q := range pieces {
-		c, ok := q.clip(a, b)
-		if !ok {
-			continue
-		}
-		plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
-		if phi <= lo || plo > hi {
-			continue
-		}
-		if phi-plo <= 1e-12*max(1, phi) {
-			edges = append(edges, latencyEdge{x: phi, atom: c.mass})
-			continue
-		}
-		d := c.mass / (phi - plo)
-		edges = append(edges, latencyEdge{x: max(plo, lo), density: d})
-		if phi <= hi {
-			edges = append(edges, latencyEdge{x: phi, density: -d})
-		}
-	}
-	// A total order, so that the sums do not depend on the order events
-	// happened to produce the pieces in.
-	slices.SortFunc(edges, func(p, q latencyEdge) int {
-		switch {
-		case p.x != q.x:
-			return cmp.Compare(p.x, q.x)
-		case p.atom != q.atom:
-			return cmp.Compare(p.atom, q.atom)
-		}
-		return cmp.Compare(p.density, q.density)
-	})
+// x reach target, given that below records lie at or under lo and the
+// sorted edges of the density within the bucket.
+func sweepBucket(edges []latencyEdge, lo, hi, below, target float64) float64 {
 	cum, density, prev := below, 0.0, lo
 	for i := 0; i < len(edges); {
 		x := edges[i].x
@@ -177,10 +236,13 @@ func sweepBucket(pieces []latencyPiece, a, b, lo, hi, below, target float64) flo
 type latencyHist struct {
 	mass []float64
 	max  float64
+	// touching counts the pieces reaching into each bucket, to size a
+	// sweep's edges.
+	touching []int
 }
 
 func newLatencyHist() *latencyHist {
-	return &latencyHist{mass: make([]float64, len(latencyBounds)+1)}
+	return &latencyHist{mass: make([]float64, len(latencyBounds)+1), touching: make([]int, len(latencyBounds)+1)}
 }
 
 // add spreads a piece's records evenly over its latency range, as they are.
@@ -189,9 +251,11 @@ func (h *latencyHist) add(c latencyPiece) {
 	h.max = max(h.max, hi)
 	if hi-lo <= 1e-12*max(1, hi) {
 		h.mass[bucketOf(hi)] += c.mass
+		h.touching[bucketOf(hi)]++
 		return
 	}
 	for i := bucketOf(lo); i <= bucketOf(hi); i++ {
+		h.touching[i]++
 		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
 			h.mass[i] += c.mass * w / (hi - lo)
 		}
@@ -277,15 +341,9 @@ var latencyBounds = func() []float64 {
 	return out
 }()
 
-// latencyHistogram lists the records leaving within [a, b] by bucket;
-// only buckets that hold records are listed.
-func latencyHistogram(pieces []latencyPiece, a, b float64) []LatencyBucket {
-	h := newLatencyHist()
-	for _, q := range pieces {
-		if c, ok := q.clip(a, b); ok {
-			h.add(c)
-		}
-	}
+// buckets lists the histogram's buckets that hold records: the latency
+// histogram of a result.
+func (h *latencyHist) buckets() []LatencyBucket {
 	out := []LatencyBucket{}
 	for i, m := range h.mass {
 		if m <= 0 {
@@ -305,8 +363,24 @@ func bucketOf(w float64) int {
 	if w <= 0 {
 		return 0
 	}
-	i, _ := slices.BinarySearch(latencyBounds, w)
-	return i
+	return searchAtLeast(latencyBounds, w)
+}
+
+// searchAtLeast returns the first index of the ascending xs whose value is
+// at least x (len(xs) if none), as slices.BinarySearch finds it for a
+// number that is not NaN, without its generic comparison: it runs once or
+// twice for every latency piece.
+func searchAtLeast(xs []float64, x float64) int {
+	lo, hi := 0, len(xs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if xs[mid] < x {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // LatencySeries are latency percentiles over virtual time: each point
@@ -323,7 +397,7 @@ type LatencySeries struct {
 const latencySeriesSteps = 120
 
 // latencyOverTime computes the latency series over [a, b].
-func latencyOverTime(pieces []latencyPiece, a, b float64) LatencySeries {
+func latencyOverTime(pieces pieceChunks, a, b float64) LatencySeries {
 	s := LatencySeries{Times: []float64{}, P50: []float64{}, P99: []float64{}, Max: []float64{}}
 	if b <= a {
 		return s
@@ -349,7 +423,7 @@ func latencyOverTime(pieces []latencyPiece, a, b float64) LatencySeries {
 // per window: the maximum is exact, the percentiles are interpolated
 // within their 1-2-5 bucket. Each piece is cut only into the windows it
 // overlaps, and nothing is sorted.
-func latencyWindows(pieces []latencyPiece, bounds []float64) []LatencyStats {
+func latencyWindows(pieces pieceChunks, bounds []float64) []LatencyStats {
 	n := len(bounds) - 1
 	if n <= 0 {
 		return nil
@@ -358,18 +432,20 @@ func latencyWindows(pieces []latencyPiece, bounds []float64) []LatencyStats {
 	for i := range hists {
 		hists[i] = newLatencyHist()
 	}
-	for _, q := range pieces {
-		// The last window whose start is at or before the piece's start.
-		first, _ := slices.BinarySearch(bounds, q.t0)
-		if first == len(bounds) || bounds[first] > q.t0 {
-			first--
-		}
-		for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
-			if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
-				hists[i].add(c)
+	for _, chunk := range pieces {
+		for _, q := range chunk {
+			// The last window whose start is at or before the piece's start.
+			first := searchAtLeast(bounds, q.t0)
+			if first == len(bounds) || bounds[first] > q.t0 {
+				first--
 			}
-			if q.t1 == q.t0 {
-				break // an instant belongs to one window
+			for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
+				if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
+					hists[i].add(c)
+				}
+				if q.t1 == q.t0 {
+					break // an instant belongs to one window
+				}
 			}
 		}
 	}
@@ -383,10 +459,8 @@ func latencyWindows(pieces []latencyPiece, bounds []float64) []LatencyStats {
 // pieceLog holds the pieces of a run in fixed-size chunks, so that a long
 // run's millions of pieces are never copied to grow the store.
 type pieceLog struct {
-	chunks [][]latencyPiece
+	chunks pieceChunks
 	n      int
-	// flat is the last all(), kept while no piece is added.
-	flat []latencyPiece
 }
 
 const pieceChunk = 1 << 14
@@ -408,18 +482,4 @@ func (l *pieceLog) at(i int) *latencyPiece {
 		return nil
 	}
 	return &l.chunks[i/pieceChunk][i%pieceChunk]
-}
-
-// all returns every piece in the order they were added, in one slice
-// (shared by the callers of one result; they only read it).
-func (l *pieceLog) all() []latencyPiece {
-	if l.flat != nil && len(l.flat) == l.n {
-		return l.flat
-	}
-	out := make([]latencyPiece, 0, l.n)
-	for _, c := range l.chunks {
-		out = append(out, c...)
-	}
-	l.flat = out
-	return out
 }

@@ -30,7 +30,7 @@ func TestLatencyOverOracle(t *testing.T) {
 			}
 			pieces = append(pieces, q)
 		}
-		got := latencyOver(pieces, 0, math.Inf(1))
+		got := latencyOver(pieceChunks{pieces}, 0, math.Inf(1))
 		type rec struct{ w, m float64 }
 		var recs []rec
 		total, widest := 0.0, 0.0
@@ -59,6 +59,22 @@ func TestLatencyOverOracle(t *testing.T) {
 		}
 		if math.Abs(got.Records-total) > 1e-6*total {
 			t.Fatalf("trial %d: %v records, oracle %v", trial, got.Records, total)
+		}
+	}
+}
+
+// TestSearchAtLeast checks the hand-written search against
+// slices.BinarySearch, on the histogram's bounds and around each of them.
+func TestSearchAtLeast(t *testing.T) {
+	var xs []float64
+	for _, b := range latencyBounds {
+		xs = append(xs, b, math.Nextafter(b, -1), math.Nextafter(b, 2*b+1), b/2, -1)
+	}
+	xs = append(xs, math.Inf(1), math.MaxFloat64, 0)
+	for _, x := range xs {
+		want, _ := slices.BinarySearch(latencyBounds, x)
+		if got := searchAtLeast(latencyBounds, x); got != want {
+			t.Errorf("searchAtLeast(%v) = %d, slices.BinarySearch %d", x, got, want)
 		}
 	}
 }

@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"container/heap"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rebalsim/rebalsim/kafka"
@@ -27,9 +27,15 @@ type ledger struct {
 	topicIndex map[string][]int
 
 	moved, revocations int
+	// changes counts changes to the ledger's state: a partition advanced,
+	// refreshed or its owners changed, a process's shares recomputed.
+	changes int
 
 	// bad counts partitions not in their converged state (see partLedger.bad).
 	bad int
+	// processing counts partitions someone processes now (see
+	// partLedger.processing).
+	processing int
 	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
 	// pinned at zero; zeros is a heap of the instants at which draining
 	// partitions reach zero lag.
@@ -59,6 +65,11 @@ type ledger struct {
 	// pieces are the latency pieces of every partition (see latency.go),
 	// from the window start on.
 	pieces pieceLog
+	// hist is the latency histogram of the records leaving within
+	// [histA, histB], computed once for the result's two uses; adding
+	// or growing a piece drops it.
+	hist         *latencyHist
+	histA, histB float64
 	// stuckAfter is how long a partition may make no progress under a
 	// current owner before it is reported stuck.
 	stuckAfter time.Duration
@@ -87,6 +98,12 @@ type procLedger struct {
 	// processed are the records it processed as the lag-driving owner
 	// within the window (for its utilisation).
 	processed float64
+	// backlog is what Backlog returned at backlogAt, while the ledger's
+	// change count was backlogChange.
+	backlog       float64
+	backlogAt     time.Duration
+	backlogChange int
+	backlogValid  bool
 }
 
 func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
@@ -108,37 +125,53 @@ type ownership struct {
 }
 
 type partLedger struct {
-	idx  int // in ledger.parts
-	tp   kafka.TopicPartition
-	name string
-	// rate is the production rate now: base times the topic's load factor.
-	rate float64
-	// base is the partition's own rate and curve its topic's load over
-	// time: base·curve.m(t) records were produced by t.
-	base  float64
-	curve *loadCurve
+	// The fields every advance reads come first, so that they share the
+	// struct's first cache lines.
 	since time.Duration
-	// owners in the order they took the partition; the last one that is
-	// processing drives the lag model.
-	owners    []ownership
-	lastOwner int // process of the last completed ownership, -1 if none
-	required  bool
-	isBad     bool
-
-	// accrued metrics (within the window), integral until the result
-	// converts them to seconds.
-	downtime, maxGap, gapStart, doubleSec, zombieSec time.Duration
-	inGap                                            bool
-	duplicates                                       float64
-
 	// lag model: lag at lagT, changing at slope records/s.
 	lag, slope float64
 	lagT       time.Duration
 	// sinceLag is the lag at since (the lag line may have been rebased
 	// later, when the partition drained to zero).
 	sinceLag float64
-	active   bool // contributes to sumA/sumS
-	zeroVer  int
+	// rate is the production rate now: base times the topic's load factor.
+	rate float64
+	// base is the partition's own rate and curve its topic's load over
+	// time: base·curve.m(t) records were produced by t.
+	base float64
+	// owners in the order they took the partition; the last one that is
+	// processing drives the lag model.
+	owners []ownership
+	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
+	// zero latency (caught up), kept open while it goes on, so that a
+	// steady partition adds one latency piece, not one per change.
+	zeroFrom, zeroTo, zeroRate float64
+	zeroOpen                   bool
+	inGap                      bool
+	active                     bool // contributes to sumA/sumS
+	required                   bool
+	isBad                      bool
+	// processing is set while an owner processes the partition.
+	processing bool
+	// within the window: the peak lag, the largest age of the oldest
+	// unprocessed record, and the moves.
+	peakLag, maxAge float64
+
+	// accrued metrics (within the window), integral until the result
+	// converts them to seconds.
+	downtime, maxGap, gapStart, doubleSec, zombieSec time.Duration
+	duplicates                                       float64
+
+	curve     *loadCurve
+	idx       int // in ledger.parts
+	tp        kafka.TopicPartition
+	name      string
+	lastOwner int // process of the last completed ownership, -1 if none
+	zeroVer   int
+	moves     int
+	// lastPiece is the index of the partition's last latency piece, -1
+	// if none.
+	lastPiece int
 
 	// segments is the partition's ownership history (if recorded), and
 	// the segment in progress.
@@ -147,18 +180,6 @@ type partLedger struct {
 	segState string
 	segStart time.Duration
 
-	// within the window: the peak lag, the largest age of the oldest
-	// unprocessed record, and the moves.
-	peakLag, maxAge float64
-	moves           int
-	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
-	// zero latency (caught up), kept open while it goes on, so that a
-	// steady partition adds one latency piece, not one per change.
-	zeroFrom, zeroTo, zeroRate float64
-	zeroOpen                   bool
-	// lastPiece is the index of the partition's last latency piece, -1
-	// if none.
-	lastPiece int
 	// stuck is set while the partition has a current owner, lag and no
 	// processing, since stuckFrom; stuckOwners name its owners then.
 	stuck       bool
@@ -222,6 +243,18 @@ func (l *ledger) advance(idx int) {
 	l.advanceTo(idx, l.now())
 }
 
+// advanceAll advances partitions idxs, in order. Bringing a partition up
+// to now never adds an instant at which a partition runs out of lag, so
+// the instants before now are applied once, first (as in Commit and
+// Backlog).
+func (l *ledger) advanceAll(idxs []int) {
+	t := l.now()
+	l.catchUp(t)
+	for _, idx := range idxs {
+		l.advanceTo(idx, t)
+	}
+}
+
 // advanceTo brings partition idx's accounting up to t; nothing about it
 // may have changed since p.since but the lag line pinned at zero.
 func (l *ledger) advanceTo(idx int, t time.Duration) {
@@ -229,23 +262,33 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	if t <= p.since {
 		return
 	}
+	l.changes++
 	dt := l.overlap(p.since, t)
 	full := sec(t - p.since)
-	owner := l.processingOwner(p, idx)
+	// One pass over the owners finds the lag-driving owner (the last
+	// running one, as processingOwner), the zombies and whether two
+	// current members own the partition (doublyOwned).
+	owner, zombies, current := -1, 0, 0
+	for i, o := range p.owners {
+		pr := l.procs[o.proc]
+		if pr.current() {
+			current++
+		}
+		if pr.running() && !o.revoking {
+			owner = i
+			if pr.member == 0 {
+				zombies++
+			}
+		}
+	}
 	if owner < 0 && dt > 0 {
 		p.downtime += dt
 	}
-	zombies := 0
-	for _, o := range p.owners {
-		if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !o.revoking {
-			zombies++
-		}
-	}
-	if l.doublyOwned(p) {
+	if current >= 2 {
 		p.doubleSec += dt
 	}
-	p.zombieSec += time.Duration(zombies) * dt
 	if zombies > 0 && dt > 0 {
+		p.zombieSec += time.Duration(zombies) * dt
 		for _, o := range p.owners {
 			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !slices.Contains(l.zombieMembers, pr.name) {
 				l.zombieMembers = append(l.zombieMembers, pr.name)
@@ -305,10 +348,19 @@ func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
 func (l *ledger) refresh(idx int) {
 	p := l.parts[idx]
 	t := l.now()
+	l.changes++
 	owner := l.processingOwner(p, idx)
 	double := l.doublyOwned(p)
 	l.refreshSlope(p, owner, t)
 	l.refreshConverged(p)
+	if processing := owner >= 0; processing != p.processing {
+		p.processing = processing
+		if processing {
+			l.processing++
+		} else {
+			l.processing--
+		}
+	}
 	l.refreshGap(p, owner, t)
 	l.refreshSafety(idx, p, double, t)
 	l.refreshStuck(p, owner, t)
@@ -377,7 +429,9 @@ func (l *ledger) refreshGap(p *partLedger, owner int, t time.Duration) {
 // becomes doubly owned, once per stretch.
 func (l *ledger) refreshSafety(idx int, p *partLedger, double bool, t time.Duration) {
 	if !double {
-		delete(l.doubleSince, idx)
+		if len(l.doubleSince) > 0 {
+			delete(l.doubleSince, idx)
+		}
 		return
 	}
 	if _, ok := l.doubleSince[idx]; ok {
@@ -433,7 +487,10 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	l.sumA += p.lag - p.slope*sec(p.lagT)
 	l.sumS += p.slope
 	if slope < 0 {
-		heap.Push(&l.zeros, zeroAt{at: p.lagT + time.Duration(cur/(-slope)*float64(time.Second)), part: p, ver: p.zeroVer})
+		if len(l.zeros.rank) != len(l.parts) {
+			l.rankByName()
+		}
+		l.zeros.push(zeroAt{at: p.lagT + time.Duration(cur/(-slope)*float64(time.Second)), part: p.idx, ver: p.zeroVer})
 	}
 }
 
@@ -512,10 +569,9 @@ func (l *ledger) indexes(tps []kafka.TopicPartition) []int {
 // them: a change to a process can change the share of all its partitions.
 func (l *ledger) touchProc(proc int, change func()) {
 	pr := l.procs[proc]
+	l.changes++
 	before := slices.Clone(pr.owned)
-	for _, idx := range before {
-		l.advance(idx)
-	}
+	l.advanceAll(before)
 	change()
 	l.recount(proc)
 	for _, idx := range mergeSorted(before, pr.owned) {
@@ -523,12 +579,29 @@ func (l *ledger) touchProc(proc int, change func()) {
 	}
 }
 
+// mergeSorted returns the union of the ascending lists a and b (each
+// without repeats), ascending, in one pass; a itself when b adds nothing.
 func mergeSorted(a, b []int) []int {
+	if slices.Equal(a, b) {
+		return a
+	}
 	out := make([]int, 0, len(a)+len(b))
-	out = append(out, a...)
-	out = append(out, b...)
-	slices.Sort(out)
-	return slices.Compact(out)
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 func (l *ledger) recount(proc int) {
@@ -566,9 +639,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	if len(idxs) == 0 {
 		return
 	}
-	for _, idx := range idxs {
-		l.advance(idx)
-	}
+	l.advanceAll(idxs)
 	l.touchProc(proc, func() {
 		for _, idx := range idxs {
 			p := l.parts[idx]
@@ -607,26 +678,29 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 	idxs := l.indexes(tps)
 	dup := 0.0
 	l.touchProc(proc, func() {
+		// A process owns a partition exactly when it is among the
+		// partition's owners, so the owners tell what to release, and
+		// the process's list is filtered once at the end rather than
+		// cut once per partition.
+		released := false
 		for _, idx := range idxs {
-			pos, has := slices.BinarySearch(pr.owned, idx)
-			if !has {
+			p := l.parts[idx]
+			i := slices.IndexFunc(p.owners, func(o ownership) bool { return o.proc == proc })
+			if i < 0 {
 				continue
 			}
-			pr.owned = slices.Delete(pr.owned, pos, pos+1)
-			p := l.parts[idx]
-			for i, o := range p.owners {
-				if o.proc == proc {
-					if !committed && l.now() >= l.windowStart {
-						p.duplicates += o.uncommitted
-						dup += o.uncommitted
-					}
-					p.owners = slices.Delete(p.owners, i, i+1)
-					break
-				}
+			if o := p.owners[i]; !committed && l.now() >= l.windowStart {
+				p.duplicates += o.uncommitted
+				dup += o.uncommitted
 			}
+			p.owners = slices.Delete(p.owners, i, i+1)
+			released = true
 			if revoked && l.now() >= l.windowStart {
 				l.revocations++
 			}
+		}
+		if released {
+			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool { return l.ownershipOf(idx, proc) == nil })
 		}
 	})
 	if dup > 0 {
@@ -646,6 +720,7 @@ func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration
 	if d <= 0 || pr.member > 0 || !pr.running() || l.now() < l.windowStart {
 		return
 	}
+	l.changes++
 	for _, idx := range l.indexes(tps) {
 		l.advance(idx)
 		o := l.ownershipOf(idx, proc)
@@ -685,12 +760,12 @@ func (l *ledger) Commit(proc int) {
 	if pr.member == 0 {
 		return // a fenced member's commit fails
 	}
+	t := l.now()
+	l.catchUp(t)
 	for _, idx := range pr.owned {
-		l.advance(idx)
-		for i := range l.parts[idx].owners {
-			if l.parts[idx].owners[i].proc == proc {
-				l.parts[idx].owners[i].uncommitted = 0
-			}
+		l.advanceTo(idx, t)
+		if o := l.ownershipOf(idx, proc); o != nil {
+			o.uncommitted = 0
 		}
 	}
 }
@@ -741,12 +816,21 @@ func (l *ledger) BadPartitions() []string {
 // partitions it owns of how far its position is behind their end.
 func (l *ledger) Backlog(proc int) float64 {
 	total := 0.0
-	for _, idx := range l.procs[proc].owned {
-		l.advance(idx)
+	t := l.now()
+	pr := l.procs[proc]
+	if pr.backlogAt == t && pr.backlogChange == l.changes && pr.backlogValid {
+		// Nothing has changed since the last call at this instant: every
+		// partition is advanced to now already.
+		return pr.backlog
+	}
+	l.catchUp(t)
+	for _, idx := range pr.owned {
+		l.advanceTo(idx, t)
 		if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
 			total += o.behind
 		}
 	}
+	pr.backlog, pr.backlogAt, pr.backlogChange, pr.backlogValid = total, t, l.changes, true
 	return total
 }
 
@@ -758,13 +842,7 @@ func (l *ledger) ProcessingFraction() float64 {
 	if len(l.parts) == 0 {
 		return 0
 	}
-	n := 0
-	for idx, p := range l.parts {
-		if l.processingOwner(p, idx) >= 0 {
-			n++
-		}
-	}
-	return float64(n) / float64(len(l.parts))
+	return float64(l.processing) / float64(len(l.parts))
 }
 
 // finish closes every open interval at the horizon.
@@ -809,8 +887,17 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 	m.MaxPartitionGapSeconds = sec(maxGap)
 	m.PeakLagRecords = l.peakLag
 	m.MovedLoadRecordsPerSecond = l.movedLoad
-	st := latencyOver(l.pieces.all(), sec(l.windowStart), sec(l.now()))
+	a, b := sec(l.windowStart), sec(l.now())
+	st := latencyFromHist(l.pieces.chunks, a, b, l.latencyHist(a, b))
 	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
+}
+
+// latencyHist returns the histogram of the records leaving within [a, b].
+func (l *ledger) latencyHist(a, b float64) *latencyHist {
+	if l.hist == nil || l.histA != a || l.histB != b {
+		l.hist, l.histA, l.histB = histOver(l.pieces.chunks, a, b), a, b
+	}
+	return l.hist
 }
 
 // history returns every partition's history, partitions ordered by topic
@@ -829,26 +916,79 @@ func (l *ledger) history() []Segment {
 	return out
 }
 
+// zeroAt is the instant a draining partition's lag line reaches zero, for
+// the lag line of version ver.
 type zeroAt struct {
 	at   time.Duration
-	part *partLedger
+	part int // ledger index
 	ver  int
 }
 
-type zeroHeap struct{ items []zeroAt }
-
-func (h zeroHeap) Len() int { return len(h.items) }
-func (h zeroHeap) Less(i, j int) bool {
-	if h.items[i].at != h.items[j].at {
-		return h.items[i].at < h.items[j].at
-	}
-	return h.items[i].part.name < h.items[j].part.name
+// zeroHeap orders the instants partitions run out of lag, earliest first;
+// partitions that run out at one instant come in the order of their names
+// (rank), so that catchUp applies them in an order that does not depend
+// on how events happened to push them.
+type zeroHeap struct {
+	items []zeroAt
+	// rank is each partition's place among all partitions ordered by
+	// name, indexed by ledger index; ranks are renumbered when partitions
+	// are added, which keeps the relative order of those in the heap.
+	rank []int32
 }
-func (h zeroHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *zeroHeap) Push(x any)   { h.items = append(h.items, x.(zeroAt)) }
-func (h *zeroHeap) Pop() any {
+
+func (h *zeroHeap) Len() int { return len(h.items) }
+
+func (h *zeroHeap) less(a, b zeroAt) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return h.rank[a.part] < h.rank[b.part]
+}
+
+func (h *zeroHeap) push(z zeroAt) {
+	h.items = append(h.items, z)
+	i := len(h.items) - 1
+	for i > 0 {
+		up := (i - 1) / 2
+		if !h.less(h.items[i], h.items[up]) {
+			break
+		}
+		h.items[i], h.items[up] = h.items[up], h.items[i]
+		i = up
+	}
+}
+
+func (h *zeroHeap) pop() zeroAt {
+	top := h.items[0]
 	n := len(h.items) - 1
-	x := h.items[n]
+	h.items[0] = h.items[n]
 	h.items = h.items[:n]
-	return x
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h.less(h.items[r], h.items[c]) {
+			c = r
+		}
+		if !h.less(h.items[c], h.items[i]) {
+			break
+		}
+		h.items[i], h.items[c] = h.items[c], h.items[i]
+		i = c
+	}
+	return top
+}
+
+// rankByName renumbers the partitions in the order of their names.
+func (l *ledger) rankByName() {
+	order := make([]int, len(l.parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(l.parts[a].name, l.parts[b].name) })
+	l.zeros.rank = slices.Grow(l.zeros.rank[:0], len(order))[:len(order)]
+	for r, idx := range order {
+		l.zeros.rank[idx] = int32(r)
+	}
 }

@@ -100,6 +100,7 @@ func (l *ledger) addPiece(p *partLedger, q latencyPiece) {
 		}
 	}
 	p.maxAge = max(p.maxAge, q.w0, q.w1)
+	l.hist = nil
 	// A change that does not touch the partition's rates (a commit, a
 	// sibling's assignment) splits a stretch in two collinear pieces:
 	// they are kept as one, so that pieces grow with the partition's

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"math"
 	"slices"
 	"time"
@@ -28,6 +27,7 @@ func (l *ledger) allocate(proc int) { l.allocateAt(proc, l.now()) }
 // allocateAt shares proc's capacity as the partitions' lags are at t.
 func (l *ledger) allocateAt(proc int, t time.Duration) {
 	pr := l.procs[proc]
+	l.changes++
 	type demand struct {
 		o    *ownership
 		need float64 // +Inf while the partition has lag
@@ -83,8 +83,8 @@ func (l *ledger) catchUp(t time.Duration) {
 		}
 		var procs []int
 		for l.zeros.Len() > 0 && l.zeros.items[0].at == at {
-			z := heap.Pop(&l.zeros).(zeroAt)
-			p := z.part
+			z := l.zeros.pop()
+			p := l.parts[z.part]
 			if z.ver != p.zeroVer || !p.active {
 				continue
 			}
