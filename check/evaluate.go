@@ -81,7 +81,6 @@ const (
 type judge struct {
 	kind  judgeKind
 	chk   check
-	x     scenarios.Expectation
 	proto string
 	// line and name are the Case's Line and Check.
 	line int
@@ -135,7 +134,7 @@ func (p *plan) newJudges(opts Options) []*judge {
 					}
 					j.tally = newTally(len(j.first)+j.span, quantile(x))
 				}
-				j.chk, j.x, j.line, j.name = chk, x, x.Line, chk.name
+				j.chk, j.line, j.name = chk, x.Line, chk.name
 				out = append(out, j)
 			}
 		}
