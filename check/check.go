@@ -71,7 +71,7 @@ func Check(scs []*scenarios.File, opts Options) (*Summary, error) {
 	}
 	sum := &Summary{ShuffleTies: opts.ShuffleTies, CorpusDir: opts.CorpusDir}
 	for _, p := range plans {
-		sum.Scenarios = append(sum.Scenarios, p.evaluate(opts))
+		sum.Scenarios = append(sum.Scenarios, p.evaluate())
 	}
 	if opts.CorpusDir != "" {
 		for i, p := range plans {
@@ -92,7 +92,8 @@ func Check(scs []*scenarios.File, opts Options) (*Summary, error) {
 }
 
 // plan is what Check does with one scenario: which protocols it reports
-// on, which it runs, and on which seeds.
+// on, which it runs, on which seeds, and the judges that fold each seed's
+// outcomes into the scenario's cases as the seeds finish.
 type plan struct {
 	sc *scenarios.File
 	// protocols get cases; runProtocols are simulated (protocols and the
@@ -105,17 +106,17 @@ type plan struct {
 	span int
 	// skipped says why the scenario has no cases ("" when it has).
 	skipped string
-	// runs holds the results by seed and tie order, then by protocol.
-	runs map[runKey]map[string]*sim.Result
-}
-
-type runKey struct {
-	seed     uint64
-	shuffled bool
+	// judges are the scenario's cases in report order.
+	judges []*judge
+	// mu guards the judges' tallies and runs while seeds finish in
+	// parallel.
+	mu sync.Mutex
+	// runs counts the simulations judged.
+	runs int
 }
 
 func newPlan(sc *scenarios.File, opts Options) (*plan, error) {
-	p := &plan{sc: sc, runs: map[runKey]map[string]*sim.Result{}}
+	p := &plan{sc: sc}
 	all, err := rebalsim.ProtocolsFor(sc.Scenario, nil, opts.Models)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Source, err)
@@ -163,6 +164,7 @@ func newPlan(sc *scenarios.File, opts Options) (*plan, error) {
 	for i := range p.span {
 		p.seeds = append(p.seeds, sc.Seed+uint64(i))
 	}
+	p.judges = p.newJudges(opts)
 	return p, nil
 }
 
@@ -194,16 +196,19 @@ func appliesToAny(x scenarios.Expectation, protocols []string) bool {
 	return slices.ContainsFunc(protocols, func(p string) bool { return appliesTo(x, p) })
 }
 
-// job is one simulation: a scenario on one seed in one tie order, under
-// every protocol it runs.
+// job is one seed of one scenario, run in every tie order the check asks
+// for, under every protocol the scenario runs.
 type job struct {
 	plan *plan
-	key  runKey
+	seed uint64
 }
 
-// simulate runs every plan's simulations on a pool of workers. Each
-// simulation is deterministic and independent, so the order they finish
-// in does not matter; results are filed by (scenario, seed, tie order).
+// simulate runs every plan's seeds on a pool of workers and hands each
+// seed's results to its plan's judges as soon as the seed is done, so
+// that the results of a seed are garbage once it is judged: a check's
+// memory does not grow with its seed count. Each simulation is
+// deterministic and independent, and the judges' tallies do not depend on
+// the order seeds finish in.
 func simulate(plans []*plan, opts Options) error {
 	var jobs []job
 	for _, p := range plans {
@@ -211,48 +216,61 @@ func simulate(plans []*plan, opts Options) error {
 			continue
 		}
 		for _, s := range p.seeds {
-			jobs = append(jobs, job{p, runKey{s, false}})
-			if opts.ShuffleTies {
-				jobs = append(jobs, job{p, runKey{s, true}})
-			}
+			jobs = append(jobs, job{p, s})
 		}
 	}
 	workers := opts.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	results := make([]map[string]*sim.Result, len(jobs))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
+	var mu sync.Mutex
+	var errs []error
+	next := make(chan job)
 	var wg sync.WaitGroup
 	for range min(workers, max(len(jobs), 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = runJob(jobs[i], opts)
+			for j := range next {
+				if err := j.plan.runSeed(j.seed, opts); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
 			}
 		}()
 	}
-	for i := range jobs {
-		next <- i
+	for _, j := range jobs {
+		next <- j
 	}
 	close(next)
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	return errors.Join(errs...)
+}
+
+// runSeed simulates one seed (twice with ShuffleTies) and judges it.
+func (p *plan) runSeed(seed uint64, opts Options) error {
+	ordered, err := p.run(seed, false, opts)
+	if err != nil {
 		return err
 	}
-	for i, j := range jobs {
-		j.plan.runs[j.key] = results[i]
+	var shuffled map[string]*sim.Result
+	if opts.ShuffleTies {
+		if shuffled, err = p.run(seed, true, opts); err != nil {
+			return err
+		}
 	}
+	p.judgeSeed(seed, ordered, shuffled)
 	return nil
 }
 
-func runJob(j job, opts Options) (map[string]*sim.Result, error) {
-	sc := *j.plan.sc.Scenario
-	sc.Seed = j.key.seed
+// run simulates the scenario on one seed in one tie order and returns the
+// results by protocol.
+func (p *plan) run(seed uint64, shuffled bool, opts Options) (map[string]*sim.Result, error) {
+	sc := *p.sc.Scenario
+	sc.Seed = seed
 	results, err := rebalsim.Run(&sc, rebalsim.Options{
-		Protocols: j.plan.runProtocols, Seed: j.key.seed, ShuffleTies: j.key.shuffled, Models: opts.Models,
+		Protocols: p.runProtocols, Seed: seed, ShuffleTies: shuffled, Models: opts.Models,
 	})
 	if err != nil {
 		return nil, err
@@ -261,6 +279,5 @@ func runJob(j job, opts Options) (map[string]*sim.Result, error) {
 	for _, r := range results.Runs {
 		out[r.Protocol] = r
 	}
-	j.plan.slim(out)
 	return out, nil
 }

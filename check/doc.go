@@ -79,5 +79,7 @@
 //
 // Everything is deterministic: simulations run in parallel, but verdicts
 // and every output depend only on the scenarios, the options and the
-// corpus, never on timing.
+// corpus, never on timing. Each seed is judged as soon as its runs end
+// and its results are then dropped, so a check's memory does not grow
+// with the number of seeds.
 package check

@@ -1,9 +1,7 @@
 package check
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -66,19 +64,46 @@ type outcome struct {
 	detail   string
 }
 
-// evaluate turns the plan's runs into cases.
-func (p *plan) evaluate(opts Options) ScenarioResult {
-	sc := p.sc
-	res := ScenarioResult{Name: sc.Name, Source: sc.Source, Description: sc.Description, Seed: sc.Seed,
-		Seeds: p.seeds, Protocols: p.protocols, Skipped: p.skipped}
-	if p.skipped != "" {
-		return res
-	}
-	for _, m := range p.runs {
-		res.Runs += len(m)
+// judgeKind is what a judge checks on each seed.
+type judgeKind int
+
+const (
+	// judgeExpectation checks one key of an expect: entry.
+	judgeExpectation judgeKind = iota
+	// judgeRunSafety checks every run for double ownership.
+	judgeRunSafety
+	// judgeTieOrder compares the verdicts of the two tie orders.
+	judgeTieOrder
+)
+
+// judge is one case in the making: it judges each seed it covers as the
+// seed finishes and folds the outcome into its tally.
+type judge struct {
+	kind  judgeKind
+	chk   check
+	proto string
+	// line and name are the Case's Line and Check.
+	line int
+	name string
+	// first are the corpus seeds judged before span consecutive seeds
+	// from the scenario's seed; a seed's position in that list orders it.
+	first []uint64
+	span  int
+	tally *tally
+}
+
+// newJudges lists the plan's cases in report order: the expectations in
+// file order, each check of an entry, each protocol; then the implicit
+// safety cases and the tie-order cases.
+func (p *plan) newJudges(opts Options) []*judge {
+	var out []*judge
+	every := func(kind judgeKind, proto string) *judge {
+		j := &judge{kind: kind, proto: proto, span: p.span, first: p.seeds[:len(p.seeds)-p.span]}
+		j.tally = newTally(len(p.seeds), 1)
+		return j
 	}
 	explicitSafety := map[string]bool{}
-	for _, x := range sc.Expect {
+	for _, x := range p.sc.Expect {
 		if x.DoubleOwnershipHazard {
 			// A known hazard: the entry's min_double_ownership_seconds
 			// shows it, in place of the safety case.
@@ -86,145 +111,147 @@ func (p *plan) evaluate(opts Options) ScenarioResult {
 				explicitSafety[proto] = true
 			}
 		}
-		seeds := p.expectationSeeds(x, opts)
 		for _, chk := range checksOf(x) {
 			for _, proto := range p.protocols {
 				if !appliesTo(x, proto) {
 					continue
 				}
-				var c Case
+				var j *judge
 				if chk.kind == kindSafety {
 					// Safety is judged on every run, whatever seeds: says.
-					c = p.safetyCase(proto)
+					j = every(judgeRunSafety, proto)
 					explicitSafety[proto] = true
 				} else {
-					c = p.seedCase(chk, x, proto, seeds)
+					j = &judge{kind: judgeExpectation, proto: proto, span: seedCount(x, opts)}
+					if quantile(x) == 1 {
+						// The corpus seeds come first when the check must
+						// hold on every seed.
+						for _, s := range p.corpus {
+							if s-p.sc.Seed >= uint64(j.span) {
+								j.first = append(j.first, s)
+							}
+						}
+					}
+					j.tally = newTally(len(j.first)+j.span, quantile(x))
 				}
-				c.Line, c.Check = x.Line, chk.name
-				res.Cases = append(res.Cases, c)
+				j.chk, j.line, j.name = chk, x.Line, chk.name
+				out = append(out, j)
 			}
 		}
 	}
 	for _, proto := range p.protocols {
 		if !explicitSafety[proto] {
-			c := p.safetyCase(proto)
-			c.Check = "no_double_ownership (implicit)"
-			res.Cases = append(res.Cases, c)
+			j := every(judgeRunSafety, proto)
+			j.name = "no_double_ownership (implicit)"
+			out = append(out, j)
 		}
 	}
 	if opts.ShuffleTies {
 		for _, proto := range p.protocols {
-			res.Cases = append(res.Cases, p.tieOrderCase(proto))
+			j := every(judgeTieOrder, proto)
+			j.name = "tie order"
+			out = append(out, j)
 		}
 	}
-	for i := range res.Cases {
-		c := &res.Cases[i]
-		c.Scenario, c.Source = sc.Name, sc.Source
+	return out
+}
+
+// position is where seed s stands in the judge's list of seeds; false
+// when the judge does not cover s.
+func (j *judge) position(s, scenarioSeed uint64) (int, bool) {
+	if i := slices.Index(j.first, s); i >= 0 {
+		return i, true
+	}
+	if s-scenarioSeed < uint64(j.span) {
+		return len(j.first) + int(s-scenarioSeed), true
+	}
+	return 0, false
+}
+
+// judgeSeed judges one seed's results, by protocol, under every judge
+// that covers it; shuffled holds the run with ties shuffled (nil without
+// ShuffleTies). It is safe to call from several goroutines.
+func (p *plan) judgeSeed(seed uint64, ordered, shuffled map[string]*sim.Result) {
+	type verdict struct {
+		j   *judge
+		pos int
+		o   outcome
+	}
+	var vs []verdict
+	for _, j := range p.judges {
+		pos, ok := j.position(seed, p.sc.Seed)
+		if !ok {
+			continue
+		}
+		o := p.judgeOne(j, ordered, shuffled)
+		o.seed = seed
+		vs = append(vs, verdict{j, pos, o})
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.runs += len(ordered) + len(shuffled)
+	for _, v := range vs {
+		v.j.tally.add(v.pos, v.o)
+	}
+}
+
+// judgeOne is a judge's outcome on one seed.
+func (p *plan) judgeOne(j *judge, ordered, shuffled map[string]*sim.Result) outcome {
+	r := ordered[j.proto]
+	switch j.kind {
+	case judgeRunSafety:
+		// Safety must hold always: on every seed, in both tie orders.
+		o := judgeSafety(r)
+		if s := shuffled[j.proto]; o.status == Pass && s != nil {
+			if so := judgeSafety(s); so.status != Pass {
+				o = so
+				o.shuffled = true
+			}
+		}
+		return o
+	case judgeTieOrder:
+		return p.tieOrderOutcome(j.proto, r, shuffled[j.proto])
+	}
+	switch j.chk.kind {
+	case kindBound:
+		return judgeBound(j.chk.bound, r, ordered[j.chk.bound.FractionOf])
+	case kindConverged:
+		return judgeConvergence(j.chk.within, r)
+	}
+	return judgeZombie(r)
+}
+
+// evaluate turns the judges' tallies into cases, once every seed is in.
+func (p *plan) evaluate() ScenarioResult {
+	sc := p.sc
+	res := ScenarioResult{Name: sc.Name, Source: sc.Source, Description: sc.Description, Seed: sc.Seed,
+		Seeds: p.seeds, Protocols: p.protocols, Skipped: p.skipped, Runs: p.runs}
+	if p.skipped != "" {
+		return res
+	}
+	for _, j := range p.judges {
+		c := j.tally.result()
+		c.Scenario, c.Source, c.Protocol, c.Line, c.Check = sc.Name, sc.Source, j.proto, j.line, j.name
+		switch {
+		case j.kind == judgeRunSafety:
+			c.Bound = "no partition owned by two current members, in any run"
+		case j.kind == judgeTieOrder:
+			c.Bound = "the same safety and convergence verdicts with simultaneous events shuffled"
+		case j.chk.kind == kindConverged:
+			c.Bound = fmt.Sprintf("stable again within %s of each disturbance's end (of the last to end, when they overlap)", scenarios.FormatDuration(j.chk.within))
+		case j.chk.kind == kindZombie:
+			c.Bound = "no member processes after the coordinator fenced or removed it"
+		default:
+			c.Bound, c.reference = boundText(j.chk.bound), j.chk.bound.FractionOf
+		}
 		protos := []string{c.Protocol}
 		if c.reference != "" {
 			protos = append(protos, c.reference)
 		}
 		c.Trace = traceCommand(sc.Scenario, protos, c.Seed, c.Shuffled)
+		res.Cases = append(res.Cases, c)
 	}
 	return res
-}
-
-// expectationSeeds lists the seeds an expectation is checked on: the
-// corpus seeds first when it must hold on every seed, then the scenario's
-// seed and those after it.
-func (p *plan) expectationSeeds(x scenarios.Expectation, opts Options) []uint64 {
-	n := seedCount(x, opts)
-	var out []uint64
-	if quantile(x) == 1 {
-		for _, s := range p.corpus {
-			if s-p.sc.Seed >= uint64(n) {
-				out = append(out, s)
-			}
-		}
-	}
-	for i := range n {
-		out = append(out, p.sc.Seed+uint64(i))
-	}
-	return out
-}
-
-func (p *plan) result(seed uint64, shuffled bool, proto string) *sim.Result {
-	return p.runs[runKey{seed, shuffled}][proto]
-}
-
-// seedCase judges one check under one protocol on each seed and
-// aggregates the verdicts by the expectation's quantile.
-func (p *plan) seedCase(chk check, x scenarios.Expectation, proto string, seeds []uint64) Case {
-	outs := make([]outcome, 0, len(seeds))
-	for _, s := range seeds {
-		r := p.result(s, false, proto)
-		var o outcome
-		switch chk.kind {
-		case kindBound:
-			var ref *sim.Result
-			if chk.bound.FractionOf != "" {
-				ref = p.result(s, false, chk.bound.FractionOf)
-			}
-			o = judgeBound(chk.bound, r, ref)
-		case kindConverged:
-			o = judgeConvergence(chk.within, r)
-		case kindZombie:
-			o = judgeZombie(r)
-		}
-		o.seed = s
-		outs = append(outs, o)
-	}
-	c := aggregate(outs, quantile(x))
-	c.Protocol, c.reference = proto, chk.bound.FractionOf
-	c.Bound = boundText(chk.bound)
-	switch chk.kind {
-	case kindConverged:
-		c.Bound = fmt.Sprintf("stable again within %s of each disturbance's end (of the last to end, when they overlap)", scenarios.FormatDuration(chk.within))
-	case kindZombie:
-		c.Bound = "no member processes after the coordinator fenced or removed it"
-	}
-	return c
-}
-
-// aggregate combines per-seed outcomes: the case passes when the check
-// held on at least ⌈q × seeds⌉ of them, is undecided when it would with
-// the undecided seeds counted in, and fails otherwise. It shows the seed
-// at that rank from the best: the worst seed when q is 1.
-func aggregate(outs []outcome, q float64) Case {
-	n := len(outs)
-	need := min(max(int(math.Ceil(q*float64(n)-1e-9)), 1), n)
-	held, undecided := 0, 0
-	var failing []uint64
-	for _, o := range outs {
-		switch o.status {
-		case Pass:
-			held++
-		case Undecided:
-			undecided++
-		default:
-			if !slices.Contains(failing, o.seed) {
-				failing = append(failing, o.seed)
-			}
-		}
-	}
-	status := Fail
-	switch {
-	case held >= need:
-		status = Pass
-	case held+undecided >= need:
-		status = Undecided
-	}
-	sorted := slices.Clone(outs)
-	slices.SortStableFunc(sorted, func(a, b outcome) int {
-		return cmp.Or(cmp.Compare(statusRank(a.status), statusRank(b.status)), cmp.Compare(a.badness, b.badness))
-	})
-	shown := sorted[need-1]
-	c := Case{Status: status, Measured: shown.measured, Seed: shown.seed, Shuffled: shown.shuffled,
-		Seeds: n, Held: held, Needed: need, Detail: shown.detail, FailingSeeds: failing, everySeed: q == 1}
-	if status != Pass {
-		c.At, c.AtLabel, c.HasAt = shown.at, shown.atLabel, shown.hasAt
-	}
-	return c
 }
 
 func statusRank(s Status) int {
@@ -235,25 +262,4 @@ func statusRank(s Status) int {
 		return 1
 	}
 	return 2
-}
-
-// safetyCase checks every run of the protocol, on every seed and in both
-// tie orders, for double ownership: safety must hold always.
-func (p *plan) safetyCase(proto string) Case {
-	var outs []outcome
-	for _, s := range p.seeds {
-		o := judgeSafety(p.result(s, false, proto))
-		if shuffled := p.result(s, true, proto); o.status == Pass && shuffled != nil {
-			if so := judgeSafety(shuffled); so.status != Pass {
-				o = so
-				o.shuffled = true
-			}
-		}
-		o.seed = s
-		outs = append(outs, o)
-	}
-	c := aggregate(outs, 1)
-	c.Protocol = proto
-	c.Bound = "no partition owned by two current members, in any run"
-	return c
 }

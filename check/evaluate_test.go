@@ -198,15 +198,35 @@ func TestJudgeSafetyAndZombie(t *testing.T) {
 	}
 }
 
-// synthetic is a plan whose runs are given rather than simulated.
-func synthetic(sc *scenarios.File, runs map[runKey]map[string]*sim.Result) *plan {
-	p := &plan{sc: sc, protocols: sc.Protocols, runProtocols: sc.Protocols, span: 1, runs: runs}
-	for k := range runs {
-		if !k.shuffled {
-			p.seeds = append(p.seeds, k.seed)
+// synthetic judges given runs rather than simulated ones: ordered[i] and
+// shuffled[i] are those of the scenario's seed + i (shuffled is nil
+// without ShuffleTies).
+func synthetic(sc *scenarios.File, opts Options, ordered, shuffled []map[string]*sim.Result) ScenarioResult {
+	p := &plan{sc: sc, protocols: sc.Protocols, runProtocols: sc.Protocols, span: len(ordered)}
+	for i := range ordered {
+		p.seeds = append(p.seeds, sc.Seed+uint64(i))
+	}
+	p.judges = p.newJudges(opts)
+	for i, s := range p.seeds {
+		var sh map[string]*sim.Result
+		if shuffled != nil {
+			sh = shuffled[i]
+		}
+		p.judgeSeed(s, ordered[i], sh)
+	}
+	return p.evaluate()
+}
+
+// caseNamed is the case of res that checks name.
+func caseNamed(t *testing.T, res ScenarioResult, name string) Case {
+	t.Helper()
+	for _, c := range res.Cases {
+		if c.Check == name {
+			return c
 		}
 	}
-	return p
+	t.Fatalf("no case %q in %+v", name, res.Cases)
+	return Case{}
 }
 
 func TestTieOrderCase(t *testing.T) {
@@ -215,15 +235,15 @@ func TestTieOrderCase(t *testing.T) {
 		Expect: []scenarios.Expectation{{ConvergedWithin: &within, Line: 9}}}
 	stable := func() *sim.Result { return run(100, []sim.Disturbance{dist("crash c2", 20, 20)}, []float64{46}) }
 	stuck := run(100, []sim.Disturbance{dist("crash c2", 20, 20)}, []float64{-1})
+	ties := Options{ShuffleTies: true}
+	one := func(r *sim.Result) []map[string]*sim.Result { return []map[string]*sim.Result{{"nextgen": r}} }
 
-	same := synthetic(sc, map[runKey]map[string]*sim.Result{
-		{1, false}: {"nextgen": stable()}, {1, true}: {"nextgen": stable()}})
-	if c := same.tieOrderCase("nextgen"); c.Status != Pass {
+	same := synthetic(sc, ties, one(stable()), one(stable()))
+	if c := caseNamed(t, same, "tie order"); c.Status != Pass {
 		t.Errorf("same verdicts: %+v", c)
 	}
-	changed := synthetic(sc, map[runKey]map[string]*sim.Result{
-		{1, false}: {"nextgen": stable()}, {1, true}: {"nextgen": stuck}})
-	c := changed.tieOrderCase("nextgen")
+	changed := synthetic(sc, ties, one(stable()), one(stuck))
+	c := caseNamed(t, changed, "tie order")
 	if c.Status != Fail || !c.Shuffled || c.Seed != 1 || c.At != 20 || c.AtLabel != "crash c2" {
 		t.Errorf("changed verdicts: %+v", c)
 	}
@@ -236,12 +256,10 @@ func TestTieOrderCase(t *testing.T) {
 	// The safety case sees the shuffled runs too.
 	bad := stable()
 	bad.Findings = []sim.Finding{{Kind: "double_ownership", Safety: true, At: 21}}
-	unsafe := synthetic(sc, map[runKey]map[string]*sim.Result{
-		{1, false}: {"nextgen": stable()}, {1, true}: {"nextgen": bad}})
-	if c := unsafe.safetyCase("nextgen"); c.Status != Fail || !c.Shuffled || c.At != 21 {
+	res := synthetic(sc, ties, one(stable()), one(bad))
+	if c := caseNamed(t, res, "no_double_ownership (implicit)"); c.Status != Fail || !c.Shuffled || c.At != 21 {
 		t.Errorf("safety in a shuffled run: %+v", c)
 	}
-	res := unsafe.evaluate(Options{ShuffleTies: true})
 	var checks []string
 	for _, c := range res.Cases {
 		checks = append(checks, c.Check+"="+string(c.Status))
@@ -251,5 +269,8 @@ func TestTieOrderCase(t *testing.T) {
 	}
 	if !strings.Contains(res.Cases[1].Trace, "--seed 1 --shuffle-ties --trace") {
 		t.Errorf("trace %q; want --shuffle-ties", res.Cases[1].Trace)
+	}
+	if res.Runs != 2 {
+		t.Errorf("runs %d; want 2: one seed in two tie orders", res.Runs)
 	}
 }

@@ -303,3 +303,17 @@ func findingDetail(f sim.Finding) string {
 	}
 	return text
 }
+
+// seriesOf is the cumulative series of a metric, nil for a metric without
+// one.
+func seriesOf(s *sim.Series, metric string) []float64 {
+	switch metric {
+	case "moved_partitions":
+		return s.Moved
+	case "revocations":
+		return s.Revocations
+	case "peak_lag_records":
+		return s.Lag
+	}
+	return nil
+}

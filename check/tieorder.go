@@ -26,53 +26,44 @@ func (p *plan) verdictsOf(r *sim.Result, proto string) verdicts {
 	return v
 }
 
-// tieOrderCase compares, seed by seed, the verdicts of the run with ties
-// in sequence order and the run with ties shuffled.
-func (p *plan) tieOrderCase(proto string) Case {
-	var outs []outcome
-	for _, s := range p.seeds {
-		ordered, shuffled := p.result(s, false, proto), p.result(s, true, proto)
-		a, b := p.verdictsOf(ordered, proto), p.verdictsOf(shuffled, proto)
-		o := outcome{seed: s, status: Pass, measured: "the same verdicts in both orders"}
-		var changes []string
-		if a.safe != b.safe {
-			changes = append(changes, fmt.Sprintf("safety: %s ordered, %s shuffled", safeWord(a.safe), safeWord(b.safe)))
-			bad := ordered
-			if a.safe {
-				bad = shuffled
-			}
-			so := judgeSafety(bad)
-			o.at, o.atLabel, o.hasAt = so.at, so.atLabel, true
+// tieOrderOutcome compares, on one seed, the verdicts of the run with
+// ties in sequence order and the run with ties shuffled.
+func (p *plan) tieOrderOutcome(proto string, ordered, shuffled *sim.Result) outcome {
+	a, b := p.verdictsOf(ordered, proto), p.verdictsOf(shuffled, proto)
+	o := outcome{status: Pass, measured: "the same verdicts in both orders"}
+	var changes []string
+	if a.safe != b.safe {
+		changes = append(changes, fmt.Sprintf("safety: %s ordered, %s shuffled", safeWord(a.safe), safeWord(b.safe)))
+		bad := ordered
+		if a.safe {
+			bad = shuffled
 		}
-		if a.converged != b.converged {
-			changes = append(changes, fmt.Sprintf("convergence at the horizon: %s ordered, %s shuffled", convergedWord(a.converged), convergedWord(b.converged)))
-		}
-		within := 0
-		for _, x := range p.sc.Expect {
-			if x.ConvergedWithin == nil || !appliesTo(x, proto) {
-				continue
-			}
-			if a.within[within] != b.within[within] {
-				changes = append(changes, fmt.Sprintf("converged_within: %s (line %d): %s ordered, %s shuffled",
-					scenarios.FormatDuration(*x.ConvergedWithin), x.Line, a.within[within], b.within[within]))
-			}
-			within++
-		}
-		if len(changes) > 0 {
-			o.status, o.shuffled, o.badness = Fail, true, float64(len(changes))
-			o.measured = strings.Join(changes, "; ")
-			o.detail = "rerun the trace command without --shuffle-ties and compare"
-			if !o.hasAt {
-				o.at, o.atLabel, o.hasAt = firstConvergenceDifference(ordered, shuffled)
-			}
-		}
-		outs = append(outs, o)
+		so := judgeSafety(bad)
+		o.at, o.atLabel, o.hasAt = so.at, so.atLabel, true
 	}
-	c := aggregate(outs, 1)
-	c.Protocol = proto
-	c.Check = "tie order"
-	c.Bound = "the same safety and convergence verdicts with simultaneous events shuffled"
-	return c
+	if a.converged != b.converged {
+		changes = append(changes, fmt.Sprintf("convergence at the horizon: %s ordered, %s shuffled", convergedWord(a.converged), convergedWord(b.converged)))
+	}
+	within := 0
+	for _, x := range p.sc.Expect {
+		if x.ConvergedWithin == nil || !appliesTo(x, proto) {
+			continue
+		}
+		if a.within[within] != b.within[within] {
+			changes = append(changes, fmt.Sprintf("converged_within: %s (line %d): %s ordered, %s shuffled",
+				scenarios.FormatDuration(*x.ConvergedWithin), x.Line, a.within[within], b.within[within]))
+		}
+		within++
+	}
+	if len(changes) > 0 {
+		o.status, o.shuffled, o.badness = Fail, true, float64(len(changes))
+		o.measured = strings.Join(changes, "; ")
+		o.detail = "rerun the trace command without --shuffle-ties and compare"
+		if !o.hasAt {
+			o.at, o.atLabel, o.hasAt = firstConvergenceDifference(ordered, shuffled)
+		}
+	}
+	return o
 }
 
 // firstConvergenceDifference finds the earliest disturbance whose

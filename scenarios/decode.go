@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -66,13 +68,13 @@ func parseYAML(source string, data []byte) (root *yaml.Node, err error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{Source: source, Message: "the file is empty; a scenario needs at least duration:, topics: and members:"}
 		}
-		return nil, yamlError(source, data, err)
+		return nil, yamlError(source, data, dec, err)
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		return nil, yamlError(source, data, err)
+		return nil, yamlError(source, data, dec, err)
 	default:
 		return nil, &Error{Source: source, Line: next.Line, Column: next.Column,
 			Message: "a second YAML document starts here; a scenario file holds exactly one (remove the --- line)"}
@@ -125,74 +127,148 @@ func overNodeBudget(data []byte) (line, col int, over bool) {
 	return 0, 0, false
 }
 
-// yamlError turns a yaml.v3 syntax error into an *Error with the right
-// line. yaml.v3 reports no columns, and its lines need care: it leaves the
-// line out when it is the first, counts scanner errors from 1 but parser
-// errors from 0 (decode.go, parser.fail), and gives no position at all for
-// encoding errors, which rebalsim finds itself.
-func yamlError(source string, data []byte, err error) error {
+// yamlError turns a yaml.v3 syntax error into an *Error at the place the
+// parser saw the problem. yaml.v3's message carries at most a line, and
+// not always the problem's (it leaves the first line out, prefers the
+// line where the enclosing construct began, and counts scanner lines from
+// 1 but parser lines from 0), so the position comes from the parser's own
+// marks instead (see parserMarks); the message keeps only the problem's
+// text. Encoding problems have no mark, and rebalsim finds the bad
+// character itself.
+func yamlError(source string, data []byte, dec *yaml.Decoder, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if isReaderProblem(msg) {
 		e := &Error{Source: source, Message: "invalid YAML: " + msg}
 		e.Line, e.Column = badCharacter(data)
 		return e
 	}
-	if name, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
-		// Raised when the alias is read, without a position.
+	marks, ok := parserMarks(dec)
+	if strings.HasPrefix(msg, "unknown anchor '") {
+		// Raised while the alias event is current, without a position.
 		e := &Error{Source: source, Message: "invalid YAML: " + msg + "; an alias (*name) must follow its anchor (&name)"}
-		e.Line, e.Column = findAlias(data, strings.TrimSuffix(name, "' referenced"))
+		if ok {
+			e.Line, e.Column = positionAt(data, marks.event)
+		}
 		return e
 	}
-	line := 1
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if num, text, ok := strings.Cut(rest, ": "); ok {
-			if n, convErr := strconv.Atoi(num); convErr == nil && n > 0 {
-				line, msg = n, text
-				if isParserProblem(msg) {
-					line++
-				}
-			}
+	if rest, found := strings.CutPrefix(msg, "line "); found {
+		if _, text, found := strings.Cut(rest, ": "); found {
+			msg = text
 		}
 	}
-	if indentedWithTab(data, line) {
-		msg += " (YAML does not allow tabs for indentation; use spaces)"
+	e := &Error{Source: source, Message: "invalid YAML: " + msg}
+	if !ok || !marks.syntax {
+		return e
 	}
-	return &Error{Source: source, Line: line, Column: syntaxColumn(data, line, msg), Message: "invalid YAML: " + msg}
+	e.Line, e.Column = positionAt(data, marks.problem)
+	if marks.context != "" && marks.contextAt != marks.problem {
+		line, col := positionAt(data, marks.contextAt)
+		e.Message += fmt.Sprintf(" (%s that starts at line %d, column %d)", marks.context, line, col)
+	}
+	if indentedWithTab(data, e.Line) {
+		e.Message += " (YAML does not allow tabs for indentation; use spaces)"
+	}
+	return e
 }
 
-// syntaxColumn finds the column of a yaml.v3 syntax error on its line,
-// which yaml.v3 knows but leaves out of its message: for a mapping value
-// where none may be (a second ": " on a line), the colon; for a flow
-// collection or a key left open, just after the line's last character,
-// where the missing ',' ']' '}' or ':' belongs; for a character that
-// cannot start a token, that character; otherwise the line's first
-// character. 0 when the line is not in data.
-func syntaxColumn(data []byte, line int, msg string) int {
-	lines := bytes.Split(data, []byte{'\n'})
-	if line < 1 || line > len(lines) {
-		return 0
-	}
-	text := string(bytes.TrimRight(lines[line-1], "\r"))
-	col := func(byteIndex int) int { return 1 + utf8.RuneCountInString(text[:byteIndex]) }
-	switch {
-	case strings.Contains(msg, "mapping values are not allowed"):
-		first := strings.Index(text, ": ")
-		if first >= 0 {
-			if second := strings.Index(text[first+2:], ":"); second >= 0 {
-				return col(first + 2 + second)
+// yamlMark is a position as yaml.v3 keeps it: the number of characters
+// before it in the document (after any byte order mark, CRLF counting
+// two).
+type yamlMark struct{ index int }
+
+// positionAt turns a mark into a 1-based line and column, the column
+// counted in characters, breaking lines where YAML does (LF, CRLF, CR,
+// NEL, LS, PS: yaml.v3's is_break), so that it agrees with the positions
+// of nodes. It counts from the mark's index rather than taking yaml.v3's
+// line and column, which at the end of a file without a final newline
+// point at a line after the last. A mark past the end is placed at the
+// end.
+func positionAt(data []byte, m yamlMark) (line, col int) {
+	text := documentText(data)
+	line, col = 1, 1
+	for i := 0; i < len(text) && i < m.index; i++ {
+		switch r := text[i]; r {
+		case '\r', '\n', 0x85, 0x2028, 0x2029:
+			if r == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+				i++
 			}
-			return col(first)
-		}
-	case strings.Contains(msg, "did not find expected") || strings.Contains(msg, "could not find expected"):
-		if trimmed := strings.TrimRight(text, " \t"); trimmed != "" {
-			return col(len(trimmed))
-		}
-	case strings.Contains(msg, "cannot start any token"):
-		if i := strings.IndexAny(text, "@`%\t"); i >= 0 {
-			return col(i)
+			line, col = line+1, 1
+		default:
+			col++
 		}
 	}
-	return col(len(text) - len(strings.TrimLeft(text, " \t")))
+	return line, col
+}
+
+// documentText is the characters of a YAML file as yaml.v3's reader
+// decodes them: UTF-16 after its byte order mark, otherwise UTF-8 after
+// any byte order mark (a file with invalid UTF-8 fails before any mark is
+// made).
+func documentText(data []byte) []rune {
+	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff) {
+		little := data[0] == 0xff
+		units := make([]uint16, 0, len(data)/2)
+		for i := 2; i+1 < len(data); i += 2 {
+			if little {
+				units = append(units, uint16(data[i])|uint16(data[i+1])<<8)
+			} else {
+				units = append(units, uint16(data[i])<<8|uint16(data[i+1]))
+			}
+		}
+		return utf16.Decode(units)
+	}
+	return []rune(string(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+}
+
+// yamlMarks are the positions yaml.v3's parser recorded for its last
+// error.
+type yamlMarks struct {
+	// syntax is set for a scanner or parser error, the ones with marks.
+	syntax bool
+	// problem is where the problem is; context, when not "", names the
+	// construct being read ("while parsing a flow mapping"), which began
+	// at contextAt.
+	problem, contextAt yamlMark
+	context            string
+	// event is the start of the event being composed (for an alias that
+	// names no anchor, the alias).
+	event yamlMark
+}
+
+// yaml.v3's yaml_error_type_t values for the errors that carry marks
+// (yamlh.go: yaml_SCANNER_ERROR, yaml_PARSER_ERROR).
+const (
+	yamlScannerError = 3
+	yamlParserError  = 4
+)
+
+// parserMarks reads the marks of dec's failed parse. yaml.v3 computes the
+// exact position of every syntax error (yaml_parser_t's problem_mark and
+// context_mark, a port of libyaml's) but drops all but a line from its
+// message and exports neither, so they are read by reflection from the
+// decoder's parser, which outlives the failed Decode. gopkg.in/yaml.v3
+// is pinned in go.mod and no longer changes; should a later version move
+// these fields, ok is false and the error goes without a position, which
+// TestYAMLSyntaxErrorPositions then reports.
+func parserMarks(dec *yaml.Decoder) (m yamlMarks, ok bool) {
+	defer func() {
+		if recover() != nil {
+			m, ok = yamlMarks{}, false
+		}
+	}()
+	p := reflect.ValueOf(dec).Elem().FieldByName("parser")
+	if p.Kind() != reflect.Pointer || p.IsNil() {
+		return m, false
+	}
+	parser := p.Elem().FieldByName("parser")
+	mark := func(v reflect.Value) yamlMark { return yamlMark{index: int(v.FieldByName("index").Int())} }
+	kind := parser.FieldByName("error").Int()
+	m.syntax = kind == yamlScannerError || kind == yamlParserError
+	m.problem = mark(parser.FieldByName("problem_mark"))
+	m.context = parser.FieldByName("context").String()
+	m.contextAt = mark(parser.FieldByName("context_mark"))
+	m.event = mark(p.Elem().FieldByName("event").FieldByName("start_mark"))
+	return m, true
 }
 
 // indentedWithTab reports whether the given line of data starts with
@@ -217,41 +293,6 @@ func indentedWithTab(data []byte, line int) bool {
 	return false
 }
 
-// findAlias returns the line and column of the first use of alias *name
-// in data; 0, 0 if there is none.
-func findAlias(data []byte, name string) (line, col int) {
-	token := []byte("*" + name)
-	for from := 0; ; {
-		i := bytes.Index(data[from:], token)
-		if i < 0 {
-			return 0, 0
-		}
-		at, end := from+i, from+i+len(token)
-		if end == len(data) || bytes.IndexByte([]byte(" \t\r\n,]}"), data[end]) >= 0 {
-			before := data[:at]
-			line = bytes.Count(before, []byte("\n")) + 1
-			col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
-			return line, col
-		}
-		from = end
-	}
-}
-
-// isParserProblem reports whether msg is one of the problems yaml.v3's
-// parser (parserc.go) reports, as opposed to its scanner.
-func isParserProblem(msg string) bool {
-	switch msg {
-	case "did not find expected ',' or ']'", "did not find expected ',' or '}'",
-		"did not find expected '-' indicator", "did not find expected <document start>",
-		"did not find expected <stream-start>", "did not find expected key",
-		"did not find expected node content", "found duplicate %TAG directive",
-		"found duplicate %YAML directive", "found incompatible YAML document",
-		"found undefined tag handle":
-		return true
-	}
-	return false
-}
-
 // isReaderProblem reports whether msg is an encoding problem from yaml.v3's
 // reader (readerc.go).
 func isReaderProblem(msg string) bool {
@@ -262,21 +303,24 @@ func isReaderProblem(msg string) bool {
 
 // badCharacter finds the first byte sequence YAML does not allow (invalid
 // UTF-8, or a character outside YAML's printable set) and returns its line
-// and column, counting columns in characters; 0, 0 if there is none.
+// and column as positionAt counts them; 0, 0 if there is none, or if the
+// file is UTF-16, whose problems yaml.v3 reports by byte offset only.
 func badCharacter(data []byte) (line, col int) {
-	line, col = 1, 1
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
+	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff) {
+		return 0, 0
+	}
+	body := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	chars := 0
+	for i := 0; i < len(body); {
+		r, size := utf8.DecodeRune(body[i:])
 		allowed := r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0x7E) || r == 0x85 ||
 			(r >= 0xA0 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
 		if r == utf8.RuneError && size <= 1 || !allowed {
-			return line, col
+			// The characters before it are valid, so positionAt counts
+			// them as the reader would.
+			return positionAt(body[:i], yamlMark{index: chars})
 		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
+		chars++
 		i += size
 	}
 	return 0, 0

@@ -12,8 +12,9 @@ type Error struct {
 	// Source is the file name given to Parse or LoadFile; for Validate it
 	// is the scenario's Source, or `scenario "name"` when that is empty.
 	Source string
-	// Line and Column are 1-based; 0 when unknown. The YAML parser reports
-	// syntax errors by line only, and Validate has no lines at all.
+	// Line and Column are 1-based, the column counted in characters; 0
+	// when unknown. A YAML syntax error is placed where the parser saw the
+	// problem; Validate has no lines at all.
 	Line, Column int
 	// Path locates the problem in the Scenario when Line is 0.
 	Path string

@@ -63,7 +63,7 @@ func TestRejectDocument(t *testing.T) {
 		// yaml.v3 gives lines only; the column is found on the line: the
 		// second colon, just past an open flow list, the tab.
 		{"syntax error on line 1", "a: b: c\n", "t.yaml:1:5", []string{"invalid YAML", "mapping values are not allowed"}},
-		{"syntax error later", base + "name: [x\n", "t.yaml:4:9", []string{"invalid YAML", "did not find expected ',' or ']'"}},
+		{"syntax error later", base + "name: [x\n", "t.yaml:5:1", []string{"invalid YAML", "did not find expected ',' or ']'", "flow sequence that starts at line 4, column 7"}},
 		{"bad indentation", base + "defaults:\n  session_timeout: 10s\n   heartbeat_interval: 3s\n", "t.yaml:6:22", []string{"invalid YAML"}},
 		{"tab indentation", base + "defaults:\n\tsession_timeout: 10s\n", "t.yaml:5:1", []string{"invalid YAML", "YAML does not allow tabs for indentation"}},
 		{"control character", base + "name: \"a\x01b\"\n", "t.yaml:4:9", []string{"control characters are not allowed"}},
