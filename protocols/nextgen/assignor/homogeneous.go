@@ -122,6 +122,8 @@ type changingMember struct {
 	// remaining is the quota left after keeping; from and to delimit the
 	// member's share of the unassigned list after deal.
 	remaining, from, to int32
+	// kept is how many of its current partitions the member kept.
+	kept int32
 }
 
 // keepWithinQuota visits the members in GroupSpec order: each gets its
@@ -140,7 +142,16 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 	extra := b.total % numMembers
 	b.owner = make([]int32, b.ti.total())
 	b.out = make([]kafka.Assignment, numMembers)
-	var held []currentTopic
+	// Every member without a target changes: in a full assignment that is
+	// all of them, whom appending one by one would copy over and over.
+	fresh := 0
+	for m := range b.members {
+		if b.members[m].Current == nil {
+			fresh++
+		}
+	}
+	b.changing = make([]changingMember, 0, fresh+1)
+	var heldBuf []currentTopic
 	var orderBuf []int32
 	guess := int32(0)
 	for m := range b.members {
@@ -160,27 +171,41 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// changed: the new target is not the current one, or might not be
 		// (then assignments compares them).
 		changed := current == nil
-		held = held[:0]
-		for name, ps := range current {
-			t := b.ti.lookupNear(name, guess)
-			if t < 0 || !b.subscribed[t] {
-				// A topic that does not exist cannot be assigned; the
-				// partitions of one the group no longer subscribes to are
-				// dropped, not released: nobody may receive them.
-				if len(ps) > 0 {
-					changed = true
+		// held: the member's current topics that the group subscribes
+		// to, ascending. Most members hold one or two topics next to the
+		// previous member's, found by lookup; the others' maps are walked.
+		var near [2]currentTopic
+		held := near[:0]
+		if n := b.heldNear(current, guess, &near); n >= 0 {
+			held = near[:n]
+			if n > 0 {
+				guess = near[n-1].topic
+			}
+		} else {
+			heldBuf = heldBuf[:0]
+			for name, ps := range current {
+				t := b.ti.lookupNear(name, guess)
+				if t < 0 || !b.subscribed[t] {
+					// A topic that does not exist cannot be assigned; the
+					// partitions of one the group no longer subscribes to are
+					// dropped, not released: nobody may receive them.
+					if len(ps) > 0 {
+						changed = true
+					}
+					continue
 				}
-				continue
+				guess = t
+				heldBuf = append(heldBuf, currentTopic{t, ps})
 			}
-			guess = t
-			held = append(held, currentTopic{t, ps})
-		}
-		for i := 1; i < len(held); i++ {
-			for j := i; j > 0 && held[j].topic < held[j-1].topic; j-- {
-				held[j], held[j-1] = held[j-1], held[j]
+			for i := 1; i < len(heldBuf); i++ {
+				for j := i; j > 0 && heldBuf[j].topic < heldBuf[j-1].topic; j-- {
+					heldBuf[j], heldBuf[j-1] = heldBuf[j-1], heldBuf[j]
+				}
 			}
+			held = heldBuf
 		}
 		mine := int32(m + 1)
+		kept := int32(0)
 		for _, c := range held {
 			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
 			ps := c.parts
@@ -214,7 +239,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 				if quota > 0 {
 					b.owner[g] = mine
 					quota--
-					b.kept++
+					kept++
 				} else {
 					b.owner[g] = released
 					b.releasedList = append(b.releasedList, int32(g))
@@ -222,6 +247,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 				}
 			}
 		}
+		b.kept += int(kept)
 		unfilled := quota > 0
 		if b.extraToAnyMember {
 			if quota > 0 && claimsExtra {
@@ -237,7 +263,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// The quotas sum to the partition count, so a member left under
 		// its quota receives exactly what it lacks in deal.
 		if unfilled || changed {
-			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota)})
+			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota), kept: kept})
 			continue
 		}
 		b.out[m] = current
@@ -258,10 +284,44 @@ type currentTopic struct {
 	parts []int32
 }
 
+// heldNear finds the topics of current when there are at most two and
+// they are topics guess and guess+1, both subscribed: it puts them in
+// near, ascending, and returns how many, or -1 when current holds any
+// other topic (then the caller walks the map). A lookup in a small map
+// compares the name with each key, cheaper than starting an iteration,
+// and in a group whose targets were dealt in topic order each member's
+// topics follow the previous member's.
+func (b *homogeneousBuilder) heldNear(current kafka.Assignment, guess int32, near *[2]currentTopic) int {
+	want := len(current)
+	if want > len(near) {
+		return -1
+	}
+	n := 0
+	for t := guess; t <= guess+1 && n < want; t++ {
+		if t < 0 || int(t) >= len(b.ti.names) || !b.subscribed[t] {
+			continue
+		}
+		if ps, ok := current[b.ti.names[t]]; ok {
+			near[n] = currentTopic{t, ps}
+			n++
+		}
+	}
+	if n < want {
+		return -1
+	}
+	return n
+}
+
 // listUnassigned makes Kafka's unassigned list: every partition of a
 // subscribed topic that no current target held, topic by topic in caller
 // order, partitions ascending, then the released ones.
 func (b *homogeneousBuilder) listUnassigned() {
+	if b.kept+len(b.releasedList) == b.total {
+		// Every partition was kept or released: nobody held none, and
+		// there is nothing to look for in the owners.
+		b.unassigned = b.releasedList
+		return
+	}
 	// Everything not kept is unassigned: in a full assignment that is
 	// every partition, which appending would copy over and over.
 	b.unassigned = make([]int32, 0, b.total-b.kept)
@@ -299,43 +359,46 @@ func (b *homogeneousBuilder) deal() {
 }
 
 // assignments completes the new targets of the members that change: each
-// gets its kept and received partitions in one array of its own (see
-// buildAssignments for why), unless they turn out to be its current target
-// after all (a partition it skipped as claimed twice can come back to it in
-// the deal), in which case it keeps its map, as buildAssignments decides.
+// gets its kept and received partitions, unless they turn out to be its
+// current target after all (a partition it skipped as claimed twice can
+// come back to it in the deal), in which case it keeps its map, as
+// buildAssignments decides.
+//
+// The changing members' lists are cut from one array, not one each as
+// buildAssignments does: in a full assignment that is every member, and
+// one allocation instead of thousands is most of the difference. The array
+// lives as long as any of those members keeps its target, which holds at
+// most the partitions that changed hands in this one call.
 func (b *homogeneousBuilder) assignments() []kafka.Assignment {
-	var gs, parts, topicOf []int32
+	// Kept and dealt partitions are distinct (a dealt one was nobody's or
+	// released), so this is the size of the changing members' targets.
+	size := 0
+	for _, c := range b.changing {
+		size += int(c.kept) + int(c.to-c.from)
+	}
+	slab := make([]int32, size)
+	var scratch, topicOf []int32
 	for _, c := range b.changing {
 		m := int(c.member)
 		cur := b.members[m].Current
-		// Kept partitions: those of the member's current lists it claimed
-		// (a list naming one twice yields it twice: sorted and
-		// deduplicated below), then the ones it was dealt.
-		gs = gs[:0]
-		mine := int32(m + 1)
-		for name, ps := range cur {
-			t := b.ti.lookup(name)
-			if t < 0 || !b.subscribed[t] {
-				continue
-			}
-			base, n := b.ti.offset[t], b.ti.counts[t]
-			for _, p := range ps {
-				if p >= 0 && p < n && b.owner[base+int(p)] == mine {
-					gs = append(gs, int32(base+int(p)))
-				}
-			}
+		// gs: the member's new partitions as global indices, ascending.
+		// A member that kept nothing has its share of the unassigned list,
+		// ascending unless it holds released partitions.
+		gs := b.unassigned[c.from:c.to]
+		if c.kept > 0 || !slices.IsSorted(gs) {
+			gs = b.keptAndDealt(scratch[:0], c)
+			scratch = gs
 		}
-		gs = append(gs, b.unassigned[c.from:c.to]...)
-		if !slices.IsSorted(gs) {
-			slices.Sort(gs)
-		}
-		gs = slices.Compact(gs)
 
-		// Global indices ascend with (topic, partition): walk the topics
-		// along with them.
-		parts, topicOf = parts[:0], topicOf[:0]
+		// Global indices ascend with (topic, partition): find the first
+		// one's topic, then walk the topics along with them.
+		parts := slab[:len(gs):len(gs)]
+		topicOf = topicOf[:0]
 		runs := 0
 		t := 0
+		if len(gs) > 0 {
+			t = b.ti.topicOf(gs[0])
+		}
 		for i, g := range gs {
 			for int(g) >= b.ti.offset[t+1] {
 				t++
@@ -343,14 +406,39 @@ func (b *homogeneousBuilder) assignments() []kafka.Assignment {
 			if i == 0 || topicOf[i-1] != int32(t) {
 				runs++
 			}
-			parts = append(parts, g-int32(b.ti.offset[t]))
+			parts[i] = g - int32(b.ti.offset[t])
 			topicOf = append(topicOf, int32(t))
 		}
 		if cur != nil && sameRuns(cur, runs, b.ti, parts, topicOf) {
 			b.out[m] = cur
 			continue
 		}
+		slab = slab[len(gs):]
 		b.out[m] = newAssignment(b.ti, runs, parts, topicOf)
 	}
 	return b.out
+}
+
+// keptAndDealt appends to buf the global indices of what changing member
+// c kept of its current lists and what it was dealt, ascending and once
+// each (a list naming a partition twice yields it twice).
+func (b *homogeneousBuilder) keptAndDealt(buf []int32, c changingMember) []int32 {
+	mine := c.member + 1
+	for name, ps := range b.members[c.member].Current {
+		t := b.ti.lookup(name)
+		if t < 0 || !b.subscribed[t] {
+			continue
+		}
+		base, n := b.ti.offset[t], b.ti.counts[t]
+		for _, p := range ps {
+			if p >= 0 && p < n && b.owner[base+int(p)] == mine {
+				buf = append(buf, int32(base+int(p)))
+			}
+		}
+	}
+	buf = append(buf, b.unassigned[c.from:c.to]...)
+	if !slices.IsSorted(buf) {
+		slices.Sort(buf)
+	}
+	return slices.Compact(buf)
 }
