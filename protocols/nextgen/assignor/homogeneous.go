@@ -2,6 +2,7 @@ package assignor
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/rebalsim/rebalsim/kafka"
@@ -64,15 +65,36 @@ func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) 
 	return b.assignments(), nil
 }
 
-// Owner markers of homogeneousBuilder.owner, besides member m's m+1. The
-// zero value is "nobody", so a fresh slice needs no filling.
-const (
-	// unowned: no member's current target holds the partition (yet).
-	unowned int32 = 0
-	// released: a member over its quota gave the partition up; it waits
-	// in the unassigned list, and later members listing it do not get it.
-	released int32 = -1
-)
+// claimedSet marks the partitions (by global index) that a member kept or
+// released in the keeping pass: one bit each, so that the marks of a
+// 100,000-partition group fit in 12.5 KB, not the 400 KB of one owner
+// number each, and stay in cache.
+type claimedSet []uint64
+
+func newClaimedSet(n int) claimedSet { return make(claimedSet, (n+63)/64) }
+
+func (s claimedSet) has(g int) bool { return s[g>>6]&(1<<(g&63)) != 0 }
+
+func (s claimedSet) add(g int) { s[g>>6] |= 1 << (g & 63) }
+
+// appendUnclaimed appends the global indices in [lo, hi) that are not in
+// s, ascending, a word of 64 at a time.
+func (s claimedSet) appendUnclaimed(buf []int32, lo, hi int) []int32 {
+	for g := lo; g < hi; {
+		free := ^s[g>>6] >> (g & 63)
+		if free == 0 {
+			g = (g | 63) + 1
+			continue
+		}
+		g += bits.TrailingZeros64(free)
+		if g >= hi {
+			break
+		}
+		buf = append(buf, int32(g))
+		g++
+	}
+	return buf
+}
 
 // homogeneousBuilder holds the flat state of one assignHomogeneous call.
 //
@@ -86,8 +108,8 @@ const (
 // look, as Kafka's builder hands back the member's immutable assignment
 // when maybeRevokePartitions leaves it alone
 // (UniformHomogeneousAssignmentBuilder.maybeRevokePartitions). So an
-// incremental assignment costs one map iteration per member, a pass over
-// the partitions' owners and work for the members that change only.
+// incremental assignment costs one map lookup per member, a pass over
+// the partitions' marks and work for the members that change only.
 type homogeneousBuilder struct {
 	members    []Member
 	ti         *topicIndex
@@ -99,12 +121,14 @@ type homogeneousBuilder struct {
 	// kept counts the partitions members kept.
 	kept int
 
-	// owner maps a global partition index to unowned, released or m+1 for
-	// member m.
-	owner []int32
+	// claimed holds every partition a member kept or released.
+	claimed claimedSet
 	// releasedList is what members over their quota gave up, in order.
 	releasedList []int32
-	unassigned   []int32
+	// keptList holds what each changing member kept, member after member,
+	// in the order kept (see changingMember.keptFrom).
+	keptList   []int32
+	unassigned []int32
 
 	out []kafka.Assignment
 	// changing lists the members whose target is not settled by the
@@ -122,6 +146,9 @@ type changingMember struct {
 	// remaining is the quota left after keeping; from and to delimit the
 	// member's share of the unassigned list after deal.
 	remaining, from, to int32
+	// keptList[keptFrom:keptFrom+kept] is what the member kept of its
+	// current target.
+	keptFrom, kept int32
 }
 
 // keepWithinQuota visits the members in GroupSpec order: each gets its
@@ -138,9 +165,18 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 	numMembers := len(b.members)
 	minQuota := b.total / numMembers
 	extra := b.total % numMembers
-	b.owner = make([]int32, b.ti.total())
+	b.claimed = newClaimedSet(b.ti.total())
 	b.out = make([]kafka.Assignment, numMembers)
-	var held []currentTopic
+	// Every member without a target changes: in a full assignment that is
+	// all of them, whom appending one by one would copy over and over.
+	fresh := 0
+	for m := range b.members {
+		if b.members[m].Current == nil {
+			fresh++
+		}
+	}
+	b.changing = make([]changingMember, 0, fresh+1)
+	var heldBuf []currentTopic
 	var orderBuf []int32
 	guess := int32(0)
 	for m := range b.members {
@@ -160,27 +196,40 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// changed: the new target is not the current one, or might not be
 		// (then assignments compares them).
 		changed := current == nil
-		held = held[:0]
-		for name, ps := range current {
-			t := b.ti.lookupNear(name, guess)
-			if t < 0 || !b.subscribed[t] {
-				// A topic that does not exist cannot be assigned; the
-				// partitions of one the group no longer subscribes to are
-				// dropped, not released: nobody may receive them.
-				if len(ps) > 0 {
-					changed = true
+		// held: the member's current topics that the group subscribes
+		// to, ascending. Most members hold one or two topics next to the
+		// previous member's, found by lookup; the others' maps are walked.
+		var near [2]currentTopic
+		held := near[:0]
+		if n := b.heldNear(current, guess, &near); n >= 0 {
+			held = near[:n]
+			if n > 0 {
+				guess = near[n-1].topic
+			}
+		} else {
+			heldBuf = heldBuf[:0]
+			for name, ps := range current {
+				t := b.ti.lookupNear(name, guess)
+				if t < 0 || !b.subscribed[t] {
+					// A topic that does not exist cannot be assigned; the
+					// partitions of one the group no longer subscribes to are
+					// dropped, not released: nobody may receive them.
+					if len(ps) > 0 {
+						changed = true
+					}
+					continue
 				}
-				continue
+				guess = t
+				heldBuf = append(heldBuf, currentTopic{t, ps})
 			}
-			guess = t
-			held = append(held, currentTopic{t, ps})
-		}
-		for i := 1; i < len(held); i++ {
-			for j := i; j > 0 && held[j].topic < held[j-1].topic; j-- {
-				held[j], held[j-1] = held[j-1], held[j]
+			for i := 1; i < len(heldBuf); i++ {
+				for j := i; j > 0 && heldBuf[j].topic < heldBuf[j-1].topic; j-- {
+					heldBuf[j], heldBuf[j-1] = heldBuf[j-1], heldBuf[j]
+				}
 			}
+			held = heldBuf
 		}
-		mine := int32(m + 1)
+		keptFrom := len(b.keptList)
 		for _, c := range held {
 			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
 			ps := c.parts
@@ -203,7 +252,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 					continue
 				}
 				g := base + int(p)
-				if b.owner[g] != unowned {
+				if b.claimed.has(g) {
 					// Already kept or released by an earlier member (an
 					// inconsistent current target) or listed twice: the
 					// first claim wins so that every partition has one
@@ -211,17 +260,18 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 					changed = true
 					continue
 				}
+				b.claimed.add(g)
 				if quota > 0 {
-					b.owner[g] = mine
 					quota--
-					b.kept++
+					b.keptList = append(b.keptList, int32(g))
 				} else {
-					b.owner[g] = released
 					b.releasedList = append(b.releasedList, int32(g))
 					changed = true
 				}
 			}
 		}
+		kept := len(b.keptList) - keptFrom
+		b.kept += kept
 		unfilled := quota > 0
 		if b.extraToAnyMember {
 			if quota > 0 && claimsExtra {
@@ -237,9 +287,11 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// The quotas sum to the partition count, so a member left under
 		// its quota receives exactly what it lacks in deal.
 		if unfilled || changed {
-			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota)})
+			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
 			continue
 		}
+		// Settled: what it kept is its current target, no list needed.
+		b.keptList = b.keptList[:keptFrom]
 		b.out[m] = current
 	}
 	if b.extraToAnyMember {
@@ -258,10 +310,44 @@ type currentTopic struct {
 	parts []int32
 }
 
+// heldNear finds the topics of current when there are at most two and
+// they are topics guess and guess+1, both subscribed: it puts them in
+// near, ascending, and returns how many, or -1 when current holds any
+// other topic (then the caller walks the map). A lookup in a small map
+// compares the name with each key, cheaper than starting an iteration,
+// and in a group whose targets were dealt in topic order each member's
+// topics follow the previous member's.
+func (b *homogeneousBuilder) heldNear(current kafka.Assignment, guess int32, near *[2]currentTopic) int {
+	want := len(current)
+	if want > len(near) {
+		return -1
+	}
+	n := 0
+	for t := guess; t <= guess+1 && n < want; t++ {
+		if t < 0 || int(t) >= len(b.ti.names) || !b.subscribed[t] {
+			continue
+		}
+		if ps, ok := current[b.ti.names[t]]; ok {
+			near[n] = currentTopic{t, ps}
+			n++
+		}
+	}
+	if n < want {
+		return -1
+	}
+	return n
+}
+
 // listUnassigned makes Kafka's unassigned list: every partition of a
 // subscribed topic that no current target held, topic by topic in caller
 // order, partitions ascending, then the released ones.
 func (b *homogeneousBuilder) listUnassigned() {
+	if b.kept+len(b.releasedList) == b.total {
+		// Every partition was kept or released: there is no partition
+		// that nobody held to look for.
+		b.unassigned = b.releasedList
+		return
+	}
 	// Everything not kept is unassigned: in a full assignment that is
 	// every partition, which appending would copy over and over.
 	b.unassigned = make([]int32, 0, b.total-b.kept)
@@ -269,12 +355,7 @@ func (b *homogeneousBuilder) listUnassigned() {
 		if !b.subscribed[t] {
 			continue
 		}
-		base := b.ti.offset[t]
-		for p, o := range b.owner[base : base+int(b.ti.counts[t])] {
-			if o == unowned {
-				b.unassigned = append(b.unassigned, int32(base+p))
-			}
-		}
+		b.unassigned = b.claimed.appendUnclaimed(b.unassigned, b.ti.offset[t], b.ti.offset[t+1])
 	}
 	b.unassigned = append(b.unassigned, b.releasedList...)
 }
@@ -299,43 +380,46 @@ func (b *homogeneousBuilder) deal() {
 }
 
 // assignments completes the new targets of the members that change: each
-// gets its kept and received partitions in one array of its own (see
-// buildAssignments for why), unless they turn out to be its current target
-// after all (a partition it skipped as claimed twice can come back to it in
-// the deal), in which case it keeps its map, as buildAssignments decides.
+// gets its kept and received partitions, unless they turn out to be its
+// current target after all (a partition it skipped as claimed twice can
+// come back to it in the deal), in which case it keeps its map, as
+// buildAssignments decides.
+//
+// The changing members' lists are cut from one array, not one each as
+// buildAssignments does: in a full assignment that is every member, and
+// one allocation instead of thousands is most of the difference. The array
+// lives as long as any of those members keeps its target, which holds at
+// most the partitions that changed hands in this one call.
 func (b *homogeneousBuilder) assignments() []kafka.Assignment {
-	var gs, parts, topicOf []int32
+	// Kept and dealt partitions are distinct (a dealt one was nobody's or
+	// released), so this is the size of the changing members' targets.
+	size := 0
+	for _, c := range b.changing {
+		size += int(c.kept) + int(c.to-c.from)
+	}
+	slab := make([]int32, size)
+	var scratch, topicOf []int32
 	for _, c := range b.changing {
 		m := int(c.member)
 		cur := b.members[m].Current
-		// Kept partitions: those of the member's current lists it claimed
-		// (a list naming one twice yields it twice: sorted and
-		// deduplicated below), then the ones it was dealt.
-		gs = gs[:0]
-		mine := int32(m + 1)
-		for name, ps := range cur {
-			t := b.ti.lookup(name)
-			if t < 0 || !b.subscribed[t] {
-				continue
-			}
-			base, n := b.ti.offset[t], b.ti.counts[t]
-			for _, p := range ps {
-				if p >= 0 && p < n && b.owner[base+int(p)] == mine {
-					gs = append(gs, int32(base+int(p)))
-				}
-			}
+		// gs: the member's new partitions as global indices, ascending.
+		// A member that kept nothing has its share of the unassigned list,
+		// ascending unless it holds released partitions.
+		gs := b.unassigned[c.from:c.to]
+		if c.kept > 0 || !slices.IsSorted(gs) {
+			gs = b.keptAndDealt(scratch[:0], c)
+			scratch = gs
 		}
-		gs = append(gs, b.unassigned[c.from:c.to]...)
-		if !slices.IsSorted(gs) {
-			slices.Sort(gs)
-		}
-		gs = slices.Compact(gs)
 
-		// Global indices ascend with (topic, partition): walk the topics
-		// along with them.
-		parts, topicOf = parts[:0], topicOf[:0]
+		// Global indices ascend with (topic, partition): find the first
+		// one's topic, then walk the topics along with them.
+		parts := slab[:len(gs):len(gs)]
+		topicOf = topicOf[:0]
 		runs := 0
 		t := 0
+		if len(gs) > 0 {
+			t = b.ti.topicOf(gs[0])
+		}
 		for i, g := range gs {
 			for int(g) >= b.ti.offset[t+1] {
 				t++
@@ -343,14 +427,29 @@ func (b *homogeneousBuilder) assignments() []kafka.Assignment {
 			if i == 0 || topicOf[i-1] != int32(t) {
 				runs++
 			}
-			parts = append(parts, g-int32(b.ti.offset[t]))
+			parts[i] = g - int32(b.ti.offset[t])
 			topicOf = append(topicOf, int32(t))
 		}
 		if cur != nil && sameRuns(cur, runs, b.ti, parts, topicOf) {
 			b.out[m] = cur
 			continue
 		}
+		slab = slab[len(gs):]
 		b.out[m] = newAssignment(b.ti, runs, parts, topicOf)
 	}
 	return b.out
+}
+
+// keptAndDealt appends to buf the global indices of what changing member
+// c kept of its current target and what it was dealt, ascending. They are
+// distinct: a partition is kept once at most (the first claim marks it),
+// and what is dealt was nobody's or released by another member (one that
+// releases has filled its quota and is dealt nothing).
+func (b *homogeneousBuilder) keptAndDealt(buf []int32, c changingMember) []int32 {
+	buf = append(buf, b.keptList[c.keptFrom:c.keptFrom+c.kept]...)
+	buf = append(buf, b.unassigned[c.from:c.to]...)
+	if !slices.IsSorted(buf) {
+		slices.Sort(buf)
+	}
+	return buf
 }

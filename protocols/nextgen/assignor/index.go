@@ -45,6 +45,20 @@ func newTopicIndex(topics []kafka.Topic) (*topicIndex, error) {
 	return ti, nil
 }
 
+// topicOf returns the topic of global partition index g, the last topic
+// whose partitions start at or before g (g < total).
+func (ti *topicIndex) topicOf(g int32) int {
+	t, found := slices.BinarySearch(ti.offset, int(g))
+	if !found {
+		t--
+	}
+	// Empty topics share their offset with the next one: skip them.
+	for int(g) >= ti.offset[t+1] {
+		t++
+	}
+	return t
+}
+
 // total is the number of partitions over all topics.
 func (ti *topicIndex) total() int { return ti.offset[len(ti.names)] }
 
@@ -272,17 +286,16 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.A
 			out[m] = cur
 			continue
 		}
-		out[m] = newAssignment(ti, runs, parts[lo:hi], topicOf[lo:hi])
+		out[m] = newAssignment(ti, runs, slices.Clone(parts[lo:hi]), topicOf[lo:hi])
 	}
 	return out
 }
 
-// newAssignment makes the assignment of partitions parts (of topics
-// topicOf, in runs runs of one topic each, ascending): one array of its
-// own, each topic's list a sub-slice of it with its capacity clipped so
-// that appending to one cannot overwrite the next.
-func newAssignment(ti *topicIndex, runs int, parts, topicOf []int32) kafka.Assignment {
-	own := slices.Clone(parts)
+// newAssignment makes the assignment of partitions own (of topics
+// topicOf, in runs runs of one topic each, ascending): each topic's list
+// is a sub-slice of own with its capacity clipped so that appending to one
+// cannot overwrite the next, so own must be the caller's to give away.
+func newAssignment(ti *topicIndex, runs int, own, topicOf []int32) kafka.Assignment {
 	a := make(kafka.Assignment, runs)
 	for i := 0; i < len(own); {
 		j := i + 1
