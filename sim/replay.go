@@ -30,9 +30,12 @@ type Replay struct {
 	awaiting []bool
 	// inCallback counts listener callbacks in progress per process.
 	inCallback []int
-	maxGen     int
-	series     *Series
-	finished   bool
+	// stalled tells, per process, whether its application thread has
+	// stopped processing (ObservedStall).
+	stalled  []bool
+	maxGen   int
+	series   *Series
+	finished bool
 }
 
 // ObservationKind names what a real run reports to Replay.
@@ -50,6 +53,15 @@ const (
 	// ObservedPause and ObservedResume: SIGSTOP and SIGCONT of the process.
 	ObservedPause  ObservationKind = "pause"
 	ObservedResume ObservationKind = "resume"
+	// ObservedStall and ObservedUnstall: the application thread stopped
+	// and resumed processing records while the process stayed up (a slow
+	// call, a lock), so its heartbeats went on.
+	ObservedStall   ObservationKind = "stall"
+	ObservedUnstall ObservationKind = "unstall"
+	// ObservedCommitted: a commit of everything the member had processed
+	// succeeded. A member outside the group cannot commit; its commit is
+	// ignored, as the broker would reject it.
+	ObservedCommitted ObservationKind = "committed"
 	// ObservedAssigned: onPartitionsAssigned was entered.
 	ObservedAssigned ObservationKind = "assigned"
 	// ObservedRevoking and ObservedRevoked: onPartitionsRevoked was
@@ -107,6 +119,7 @@ func NewReplay(sc *Scenario, protocol string) (*Replay, error) {
 	}
 	r.awaiting = make([]bool, len(w.procs))
 	r.inCallback = make([]int, len(w.procs))
+	r.stalled = make([]bool, len(w.procs))
 	// Partitions produce at their own rates (rates:, skew:, hot:); a real
 	// producer's load: steps are not replayed, so the rates stay constant.
 	for _, t := range sc.Topics {
@@ -181,7 +194,7 @@ func (r *Replay) Observe(o Observation) error {
 	p, l := w.procs[i], w.ledger
 	switch o.Kind {
 	case ObservedStart:
-		p.alive, p.closing, r.awaiting[i] = true, false, true
+		p.alive, p.paused, p.closing, r.awaiting[i], r.stalled[i] = true, false, false, true, false
 		l.SetProcess(i, true, false, false)
 	case ObservedClose:
 		p.closing = true
@@ -191,11 +204,16 @@ func (r *Replay) Observe(o Observation) error {
 		} else {
 			l.ReleaseAll(i)
 		}
-		p.alive, p.paused, p.closing, r.awaiting[i], r.inCallback[i] = false, false, false, false, 0
+		p.alive, p.paused, p.closing, r.awaiting[i], r.inCallback[i], r.stalled[i] = false, false, false, false, 0, false
 		l.SetProcess(i, false, false, false)
 	case ObservedPause, ObservedResume:
 		p.paused = o.Kind == ObservedPause
-		l.SetProcess(i, p.alive, p.paused, false)
+		l.SetProcess(i, p.alive, p.paused, r.stalled[i])
+	case ObservedStall, ObservedUnstall:
+		r.stalled[i] = o.Kind == ObservedStall
+		l.SetProcess(i, p.alive, p.paused, r.stalled[i])
+	case ObservedCommitted:
+		l.Commit(i)
 	case ObservedAssigned:
 		r.inCallback[i]++
 		l.Assign(i, o.Partitions)
@@ -237,13 +255,13 @@ func (r *Replay) update(p *process) {
 }
 
 // Finish closes the run at the scenario's horizon and returns its result.
-// Duplicates are the caller's to count (from processed offsets); the
-// ledger's own count, which models uncommitted records, is replaced.
-func (r *Replay) Finish(duplicates float64) *Result {
+// Its duplicate_records are the ledger's, as in a simulated run: what an
+// owner had processed since its last ObservedCommitted when it let go of
+// a partition without a commit. A real run knows better, from the
+// offsets its members processed, and should put that count in instead.
+func (r *Replay) Finish() *Result {
 	w := r.w
 	w.k.RunUntil(w.sc.Duration)
 	r.finished = true
-	res := w.result(r.series)
-	res.Metrics.DuplicateRecords = duplicates
-	return res
+	return w.result(r.series)
 }
