@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rebalsim/rebalsim/protocols"
 	"github.com/rebalsim/rebalsim/sim"
@@ -132,28 +133,93 @@ type Row struct {
 	Outside                            bool
 }
 
-// Simulate runs sc under protocol on seeds seed, seed+1, ... (n of them),
-// run i at the trigger phase of real repetition i of n (Phase).
-func Simulate(sc *sim.Scenario, protocol string, n int) ([]*sim.Result, error) {
-	reps := make([]int, n)
-	for i := range reps {
-		reps[i] = i
-	}
-	return SimulateReps(sc, protocol, reps, n)
-}
-
-// SimulateReps runs sc under protocol once for each real repetition rep
-// of of: on seed+rep, at that repetition's trigger phase.
-func SimulateReps(sc *sim.Scenario, protocol string, reps []int, of int) ([]*sim.Result, error) {
+// SimulateLike runs sc under protocol once for each recording, as its
+// real run went: on seed+rep, at repetition rep of of's trigger phase
+// (Phase), and with each simulated process started when its real
+// counterpart came up (Delays), so that both sides' members heartbeat
+// at the same phases.
+func SimulateLike(sc *sim.Scenario, protocol string, recs []*Recording, of int) ([]*sim.Result, error) {
 	var out []*sim.Result
-	for _, rep := range reps {
-		r, err := sim.Run(Phased(sc, Phase(sc, protocol, rep, of)), protocols.Default(), sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(rep)})
+	for _, rec := range recs {
+		opts := sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(rec.Rep), StartDelays: Delays(sc, rec)}
+		r, err := sim.Run(Phased(sc, Phase(sc, protocol, rec.Rep, of)), protocols.Default(), opts)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("simulating %s under %s like repetition %d: %w", sc.Name, protocol, rec.Rep, err)
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// Delays is, per member and process (incarnation), how much later than
+// the runner's "go" the simulated process should start so that its
+// heartbeats fall where the real one's did (sim.RunOptions.StartDelays).
+//
+// A member's heartbeat phase is set by its last heartbeat out of turn: a
+// consumer-protocol member acknowledges each assignment with an
+// immediate heartbeat and sends the next an interval later
+// (ConsumerHeartbeatRequestManager); a classic member restarts its
+// heartbeat timer when the rebalance that assigned it completes. So:
+//
+//   - a member's first process, started with the group at time zero,
+//     starts in the simulation at the real one's last return from
+//     onPartitionsAssigned before the first disturbance, modulo the
+//     heartbeat interval: the real group's first assignments straggle
+//     over seconds where the simulator's take milliseconds, and only
+//     where the last of them fell carries into the window;
+//   - a later process of a consumer-protocol member starts at the real
+//     one's first new member epoch (its "gen" line, polled once the
+//     join's heartbeat response came back): the real client takes
+//     0.2–0.5 s from start to its joining heartbeat, the simulated one
+//     none;
+//   - a later classic process starts when the real one subscribed; the
+//     rebalance it triggers realigns everyone's heartbeats anyway.
+func Delays(sc *sim.Scenario, rec *Recording) map[string][]time.Duration {
+	cut := sc.Duration
+	for _, m := range sc.Members {
+		if m.Start > 0 {
+			cut = min(cut, m.Start)
+		}
+	}
+	for _, e := range sc.Events {
+		cut = min(cut, e.At)
+	}
+	type inc struct {
+		member string
+		n      int
+	}
+	gone, up := map[inc]int64{}, map[inc]int64{}
+	for _, l := range rec.Lines {
+		k := inc{l.Member, l.Incarnation}
+		_, seen := up[k]
+		switch {
+		case l.Ev == "go":
+			gone[k] = l.T
+		case k.n == 1 && l.T-rec.T0 < cut.Microseconds() && (l.Ev == "started" || l.Ev == "assigned" && l.Phase == "return"):
+			up[k] = max(up[k], l.T)
+		case k.n > 1 && !seen && (rec.Protocol == sim.ProtocolNextgen && l.Ev == "gen" && l.Gen > 0 || rec.Protocol != sim.ProtocolNextgen && l.Ev == "started"):
+			up[k] = l.T
+		}
+	}
+	out := map[string][]time.Duration{}
+	for _, m := range sc.Members {
+		for n := 1; ; n++ {
+			k := inc{m.ID, n}
+			g, ok := gone[k]
+			if !ok {
+				break
+			}
+			d := time.Duration(max(0, up[k]-g)) * time.Microsecond
+			if n == 1 && m.Start == 0 {
+				d %= heartbeatOf(sc, rec.Protocol)
+			}
+			if _, ok := up[k]; !ok {
+				d = 0
+			}
+			out[m.ID] = append(out[m.ID], d)
+		}
+	}
+	return out
 }
 
 // Compare lays real results beside simulated ones, metric by metric.

@@ -2,8 +2,10 @@ package fidelity
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,3 +244,75 @@ func TestPhasedMovesDisturbancesAndNotTheInitialMembers(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestDelaysFollowTheRealHeartbeatPhase reads the start delays off a
+// hand-written consumer-protocol recording (times in seconds after t0).
+func TestDelaysFollowTheRealHeartbeatPhase(t *testing.T) {
+	sc := &sim.Scenario{
+		Duration: 60 * time.Second,
+		Members:  []sim.MemberSpec{{ID: "c1"}, {ID: "c2"}},
+		Events:   []sim.Event{{Kind: sim.EventRestart, At: 20 * time.Second, For: 3 * time.Second, Members: []string{"c1"}}},
+	}
+	us := func(sec float64) int64 { return 1_000_000 + int64(sec*1e6) }
+	rec := &Recording{Protocol: sim.ProtocolNextgen, T0: us(0), Lines: []Line{
+		{T: us(0), Ev: "go", Member: "c1", Incarnation: 1},
+		{T: us(0), Ev: "go", Member: "c2", Incarnation: 1},
+		{T: us(0.05), Ev: "started", Member: "c1", Incarnation: 1},
+		{T: us(0.06), Ev: "started", Member: "c2", Incarnation: 1},
+		{T: us(1.2), Ev: "assigned", Phase: "return", Member: "c2", Incarnation: 1},
+		{T: us(6.1), Ev: "assigned", Phase: "return", Member: "c1", Incarnation: 1},
+		{T: us(21), Ev: "assigned", Phase: "return", Member: "c2", Incarnation: 1}, // after the first disturbance
+		{T: us(23), Ev: "go", Member: "c1", Incarnation: 2},
+		{T: us(23.02), Ev: "started", Member: "c1", Incarnation: 2},
+		{T: us(23.1), Ev: "gen", Gen: -1, Member: "c1", Incarnation: 2},
+		{T: us(23.4), Ev: "gen", Gen: 6, Member: "c1", Incarnation: 2},
+	}}
+	got := Delays(sc, rec)
+	// The consumer protocol's default heartbeat is 5 s: c1's last
+	// assignment before 20 s, at 6.1 s, is 1.1 s into an interval; c2's
+	// at 1.2 s (the one at 21 s is inside the window). c1's second
+	// process has its first member epoch 0.4 s after it was told to go.
+	want := map[string][]time.Duration{"c1": {1100 * time.Millisecond, 400 * time.Millisecond}, "c2": {1200 * time.Millisecond}}
+	for m, ds := range want {
+		if len(got[m]) != len(ds) {
+			t.Fatalf("Delays[%s] = %v, want %v", m, got[m], ds)
+		}
+		for i := range ds {
+			if d := got[m][i] - ds[i]; d < -time.Millisecond || d > time.Millisecond {
+				t.Errorf("Delays[%s][%d] = %v, want %v", m, i, got[m][i], ds[i])
+			}
+		}
+	}
+}
+
+// TestObservationsKeepACooperativeRejoinRebalancing: the coordinator's
+// Stable comes before a cooperative member revoked and rejoined; the
+// member counts as rebalancing from the coordinator's leaving Stable to
+// its assignment at a generation it did not revoke in.
+func TestObservationsKeepACooperativeRejoinRebalancing(t *testing.T) {
+	sc := &sim.Scenario{Duration: 60 * time.Second, Members: []sim.MemberSpec{{ID: "c1"}, {ID: "c2", Start: 20 * time.Second}}}
+	us := func(sec float64) int64 { return int64(sec * 1e6) }
+	rec := &Recording{Protocol: sim.ProtocolCooperative, Lines: []Line{
+		{T: us(19), Ev: "group", State: "Stable", Members: []string{"c1"}},
+		{T: us(20.1), Ev: "group", State: "PreparingRebalance", Members: []string{"c1", "c2"}},
+		{T: us(23.4), Ev: "group", State: "Stable", Members: []string{"c1", "c2"}},
+		{T: us(24.2), Ev: "revoked", Phase: "enter", Gen: 2, Parts: []string{"t-1"}, Member: "c1", Incarnation: 1},
+		{T: us(24.3), Ev: "assigned", Phase: "enter", Gen: 2, Member: "c1", Incarnation: 1},
+		{T: us(27.5), Ev: "assigned", Phase: "enter", Gen: 3, Member: "c1", Incarnation: 1},
+	}}
+	obs, err := Observations(sc, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range obs {
+		if o.Kind == sim.ObservedRebalancing {
+			got = append(got, fmt.Sprintf("%s %v@%v", o.Member, o.Rebalancing, o.At))
+		}
+	}
+	// c1 and c2 from 20.1 s; c1's assignment at generation 2 follows its
+	// revocation at 2, so only the one at 3 ends it. (c2 logs nothing.)
+	if want := "c1 true@20.1s c2 true@20.1s c1 false@27.5s"; strings.Join(got, " ") != want {
+		t.Errorf("rebalancing observations %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -6,6 +6,7 @@ package fidelity
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,7 +33,11 @@ func Measure(sc *sim.Scenario, rec *Recording) (*sim.Result, error) {
 			return nil, fmt.Errorf("measuring %s under %s: %w", sc.Name, rec.Protocol, err)
 		}
 	}
-	return r.Finish(float64(Duplicates(rec))), nil
+	res := r.Finish()
+	// The offsets the members processed say what was processed twice;
+	// the ledger's count models it from commits the runner does not log.
+	res.Metrics.DuplicateRecords = float64(Duplicates(rec))
+	return res, nil
 }
 
 // Observations maps every line to what the ledger is told, sorted by
@@ -52,6 +57,17 @@ func Observations(sc *sim.Scenario, rec *Recording) ([]sim.Observation, error) {
 	}
 	var out []sim.Observation
 	emit := func(o sim.Observation) { out = append(out, o) }
+	// A classic member's own rebalance is not logged (a listener sees
+	// callbacks, not JoinGroup and SyncGroup), and the coordinator's
+	// Stable comes before a cooperative member has revoked and rejoined
+	// for the follow-up rebalance. So a classic member counts as
+	// rebalancing from the coordinator's leaving Stable while it is in
+	// the group until it enters onPartitionsAssigned at a generation it
+	// did not also revoke in (ConsumerCoordinator.onJoinComplete: a
+	// cooperative member that revoked rejoins at once).
+	classic := rec.Protocol != sim.ProtocolNextgen
+	revokedGen := map[string]int{}
+	wasStable := false
 	for _, l := range lines {
 		t := at(l)
 		if l.Member == "" {
@@ -59,7 +75,16 @@ func Observations(sc *sim.Scenario, rec *Recording) ([]sim.Observation, error) {
 				continue
 			}
 			// The coordinator's view, from describing the group.
-			emit(sim.Observation{At: t, Kind: sim.ObservedCoordinator, Stable: l.State == "Stable"})
+			stable := l.State == "Stable"
+			emit(sim.Observation{At: t, Kind: sim.ObservedCoordinator, Stable: stable})
+			if classic && wasStable && !stable {
+				for _, m := range l.Members {
+					if slices.Contains(members, m) {
+						emit(sim.Observation{At: t, Kind: sim.ObservedRebalancing, Member: m, Rebalancing: true})
+					}
+				}
+			}
+			wasStable = stable
 			if l.Epoch > 0 {
 				emit(sim.Observation{At: t, Kind: sim.ObservedGeneration, Generation: l.Epoch})
 			}
@@ -110,8 +135,12 @@ func Observations(sc *sim.Scenario, rec *Recording) ([]sim.Observation, error) {
 			switch {
 			case l.Ev == "assigned" && l.Phase == "enter":
 				o.Kind = sim.ObservedAssigned
+				if classic && revokedGen[l.Member] != l.Gen {
+					emit(sim.Observation{At: t, Kind: sim.ObservedRebalancing, Member: l.Member, Rebalancing: false})
+				}
 			case l.Ev == "revoked" && l.Phase == "enter":
 				o.Kind = sim.ObservedRevoking
+				revokedGen[l.Member] = l.Gen
 			case l.Ev == "revoked":
 				o.Kind = sim.ObservedRevoked
 			case l.Ev == "lost" && l.Phase == "enter":

@@ -149,5 +149,11 @@ func ApplyTimings(sc *sim.Scenario, t Timings) *sim.Scenario {
 	out.Defaults.HeartbeatInterval = &heartbeat
 	out.Group.SessionTimeout = session
 	out.Group.HeartbeatInterval = heartbeat
+	// The broker's lower bounds come down to match (brokerProps), so the
+	// simulator's group must say so too, or it refuses the configuration
+	// as Kafka's GroupCoordinatorConfig would.
+	g := sim.ResolveGroupConfig(out.Group)
+	out.Group.ConsumerMinSessionTimeout = min(g.ConsumerMinSessionTimeout, session)
+	out.Group.ConsumerMinHeartbeatInterval = min(g.ConsumerMinHeartbeatInterval, heartbeat)
 	return &out
 }

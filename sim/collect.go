@@ -175,7 +175,12 @@ func (w *world) notConvergedFinding() Finding {
 		f.Partitions = bad[:20]
 	}
 	state := "stable"
-	if !w.coord.Stable() {
+	switch {
+	case w.coord == nil && !w.coordStable:
+		// A replayed run: the coordinator is real, and only its
+		// Stable-or-not was observed.
+		state = "not stable"
+	case w.coord != nil && !w.coord.Stable():
 		state = w.coord.State()
 	}
 	f.Detail = fmt.Sprintf("the group was not stable at the horizon: %d members pending, %d partitions without exactly one owner, group state %s", len(f.Members), len(bad), state)

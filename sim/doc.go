@@ -70,7 +70,7 @@
 //
 // # Measuring a real group
 //
-// Recorder feeds the same ledger from outside the simulator, with events
-// recorded from real consumers, and returns the same Metrics; see its
-// documentation.
+// Replay feeds the same ledger from outside the simulator, with what real
+// consumers and their coordinator were seen to do, and returns a Result
+// whose metrics mean what a simulated run's do; see its documentation.
 package sim

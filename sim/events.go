@@ -29,7 +29,7 @@ func (w *world) schedule(ev Event) {
 		}
 	case EventStart:
 		end = ev.At
-		w.forEach(ev, func(p *process) { w.startProcess(p) })
+		w.forEach(ev, func(p *process) { w.startDelayed(p) })
 	case EventLeave:
 		end = ev.At
 		w.forEach(ev, func(p *process) { w.closeProcess(p) })
@@ -114,7 +114,7 @@ func (w *world) scheduleRestart(p *process, at, down time.Duration, graceful boo
 		if set != (ConsumerSettings{}) {
 			p.patches = append(p.patches, set)
 		}
-		w.startProcess(p)
+		w.startDelayed(p)
 	})
 }
 

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -32,29 +31,45 @@ func ExampleRun() {
 }
 
 // Measure a handoff recorded from real consumers: c1 owns orders-0 from
-// the start, revokes it at 10s (its callback takes 200ms) and c2 is
-// assigned it at 10.5s.
-func ExampleRecorder() {
+// the start, c2 starts at 5s, and c1 revokes orders-0 at 10s (its
+// callback takes 200ms) for c2 to be assigned it at 10.5s.
+func ExampleReplay() {
 	tp := []kafka.TopicPartition{{Topic: "orders", Partition: 0}}
-	r := sim.NewRecorder([]sim.TopicSpec{{Name: "orders", Partitions: 1, Rate: 100}}, 0, 0)
-	steps := []error{
-		r.AddMember("c1", 1000), r.AddMember("c2", 1000),
-		r.Started(0, "c1"), r.Joined(0, "c1"), r.Assigned(0, "c1", tp),
-		r.Started(5*time.Second, "c2"), r.Joined(5*time.Second, "c2"),
-		r.Rebalanced(10 * time.Second),
-		r.Revoking(10*time.Second, "c1", tp), r.Revoked(10200*time.Millisecond, "c1", tp),
-		r.Assigned(10500*time.Millisecond, "c2", tp),
+	sc := &sim.Scenario{
+		Name: "handoff", Seed: 1, Duration: time.Minute,
+		Topics:  []sim.TopicSpec{{Name: "orders", Partitions: 1, Rate: 100}},
+		Members: []sim.MemberSpec{{ID: "c1"}, {ID: "c2", Start: 5 * time.Second}},
 	}
-	if err := errors.Join(steps...); err != nil {
-		panic(err)
-	}
-	m, findings, err := r.Finish(time.Minute)
+	r, err := sim.NewReplay(sc, sim.ProtocolCooperative)
 	if err != nil {
 		panic(err)
 	}
+	at := func(sec float64) time.Duration { return time.Duration(sec * float64(time.Second)) }
+	for _, o := range []sim.Observation{
+		{At: 0, Kind: sim.ObservedStart, Member: "c1"},
+		{At: 0, Kind: sim.ObservedMembers, Member: "c1", Members: 1},
+		{At: 0, Kind: sim.ObservedGeneration, Generation: 1},
+		{At: 0, Kind: sim.ObservedAssigned, Member: "c1", Partitions: tp},
+		{At: 0, Kind: sim.ObservedCallbackDone, Member: "c1"},
+		{At: at(5), Kind: sim.ObservedStart, Member: "c2"},
+		{At: at(5), Kind: sim.ObservedMembers, Member: "c2", Members: 1},
+		{At: at(10), Kind: sim.ObservedGeneration, Generation: 2},
+		{At: at(10), Kind: sim.ObservedRevoking, Member: "c1", Partitions: tp},
+		{At: at(10.2), Kind: sim.ObservedRevoked, Member: "c1", Partitions: tp},
+		{At: at(10.5), Kind: sim.ObservedAssigned, Member: "c2", Partitions: tp},
+		{At: at(10.5), Kind: sim.ObservedCallbackDone, Member: "c2"},
+		{At: at(10.6), Kind: sim.ObservedCoordinator, Stable: true},
+	} {
+		if err := r.Observe(o); err != nil {
+			panic(err)
+		}
+	}
+	m := r.Finish().Metrics
 	// Nobody processed orders-0 from 10s to 10.5s: 50 records of lag.
-	fmt.Printf("moved=%d downtime=%.1fs peak_lag=%.0f findings=%d\n",
-		m.MovedPartitions, m.DowntimePartitionSeconds, m.PeakLagRecords, len(findings))
+	// The window opens at c2's start (5s); the coordinator said Stable
+	// at 10.6s.
+	fmt.Printf("rebalances=%d moved=%d downtime=%.1fs peak_lag=%.0f convergence=%.1fs\n",
+		m.Rebalances, m.MovedPartitions, m.DowntimePartitionSeconds, m.PeakLagRecords, m.ConvergenceSeconds)
 	// Output:
-	// moved=1 downtime=0.5s peak_lag=50 findings=0
+	// rebalances=1 moved=1 downtime=0.5s peak_lag=50 convergence=5.6s
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -29,15 +28,8 @@ func TestLatencyClosedForm(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("r=%v,C=%v,G=%v", c.r, c.capacity, c.gap), func(t *testing.T) {
 			const horizon = 100.0
-			r := sim.NewRecorder([]sim.TopicSpec{{Name: "t", Partitions: 1, Rate: c.r}}, 0, 100*time.Millisecond)
-			must(t, r.AddMember("a", c.capacity))
-			must(t, r.Started(0, "a"))
-			must(t, r.Joined(0, "a"))
-			must(t, r.Assigned(0, "a", p0))
-			must(t, r.Paused(s(10), "a", true))
-			must(t, r.Paused(s(10+c.gap), "a", false))
-			got, _, err := r.Finish(s(horizon))
-			must(t, err)
+			got := replay(t, []sim.TopicSpec{{Name: "t", Partitions: 1, Rate: c.r}}, map[string]float64{"a": c.capacity}, 0, horizon,
+				[]step{assign(0, "a"), pause(10, "a", true), pause(10+c.gap, "a", false)}).Metrics
 			n := c.r * horizon
 			m := c.r * c.gap * c.capacity / (c.capacity - c.r)
 			f := m / n

@@ -43,6 +43,9 @@ type process struct {
 	ready       bool
 	idle        bool
 	incarnation int
+	// lives counts the processes started so far (RunOptions.StartDelays
+	// is indexed by it).
+	lives int
 
 	idx    int
 	client Client
@@ -130,6 +133,17 @@ func (p *process) runnable(t Thread) bool {
 	return p.appRunnable()
 }
 
+// startDelayed starts p's next process, after its RunOptions.StartDelays
+// entry if it has one.
+func (w *world) startDelayed(p *process) {
+	ds := w.opts.StartDelays[p.name]
+	if n := p.lives; !p.alive && n < len(ds) && ds[n] > 0 {
+		w.k.At(w.k.Now()+ds[n], func() { w.startProcess(p) })
+		return
+	}
+	w.startProcess(p)
+}
+
 func (w *world) startProcess(p *process) {
 	if p.alive {
 		return
@@ -140,6 +154,7 @@ func (w *world) startProcess(p *process) {
 		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
 		if err == nil {
 			p.incarnation++
+			p.lives++
 			p.cfg, p.client = cfg, c
 		}
 	}

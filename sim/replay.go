@@ -30,9 +30,15 @@ type Replay struct {
 	awaiting []bool
 	// inCallback counts listener callbacks in progress per process.
 	inCallback []int
-	maxGen     int
-	series     *Series
-	finished   bool
+	// stalled tells, per process, whether its application thread has
+	// stopped processing (ObservedStall).
+	stalled []bool
+	// rebalancing tells, per process, whether it takes part in a
+	// rebalance (ObservedRebalancing).
+	rebalancing []bool
+	maxGen      int
+	series      *Series
+	finished    bool
 }
 
 // ObservationKind names what a real run reports to Replay.
@@ -50,6 +56,15 @@ const (
 	// ObservedPause and ObservedResume: SIGSTOP and SIGCONT of the process.
 	ObservedPause  ObservationKind = "pause"
 	ObservedResume ObservationKind = "resume"
+	// ObservedStall and ObservedUnstall: the application thread stopped
+	// and resumed processing records while the process stayed up (a slow
+	// call, a lock), so its heartbeats went on.
+	ObservedStall   ObservationKind = "stall"
+	ObservedUnstall ObservationKind = "unstall"
+	// ObservedCommitted: a commit of everything the member had processed
+	// succeeded. A member outside the group cannot commit; its commit is
+	// ignored, as the broker would reject it.
+	ObservedCommitted ObservationKind = "committed"
 	// ObservedAssigned: onPartitionsAssigned was entered.
 	ObservedAssigned ObservationKind = "assigned"
 	// ObservedRevoking and ObservedRevoked: onPartitionsRevoked was
@@ -65,6 +80,14 @@ const (
 	ObservedMembers ObservationKind = "members"
 	// ObservedCoordinator: the coordinator's group state is Stable or not.
 	ObservedCoordinator ObservationKind = "coordinator"
+	// ObservedRebalancing: the member is (Rebalancing) or is no longer
+	// taking part in a rebalance of its own: between a classic member's
+	// revocation and the assignment that ends its rejoin, say, which the
+	// coordinator's Stable does not show (a cooperative member revokes
+	// after the first rebalance has gone Stable, then rejoins for a
+	// second). A rebalancing member is not ready, so the group has not
+	// converged.
+	ObservedRebalancing ObservationKind = "rebalancing"
 	// ObservedGeneration: a generation (classic) or group epoch (consumer
 	// protocol) was seen; each increase within the measurement window
 	// counts as rebalances, as the coordinator's own count does.
@@ -81,6 +104,8 @@ type Observation struct {
 	Members    int
 	Stable     bool
 	Generation int
+	// Rebalancing is ObservedRebalancing's.
+	Rebalancing bool
 }
 
 // NewReplay prepares to measure a real run of sc under protocol.
@@ -107,6 +132,8 @@ func NewReplay(sc *Scenario, protocol string) (*Replay, error) {
 	}
 	r.awaiting = make([]bool, len(w.procs))
 	r.inCallback = make([]int, len(w.procs))
+	r.stalled = make([]bool, len(w.procs))
+	r.rebalancing = make([]bool, len(w.procs))
 	// Partitions produce at their own rates (rates:, skew:, hot:); a real
 	// producer's load: steps are not replayed, so the rates stay constant.
 	for _, t := range sc.Topics {
@@ -181,7 +208,7 @@ func (r *Replay) Observe(o Observation) error {
 	p, l := w.procs[i], w.ledger
 	switch o.Kind {
 	case ObservedStart:
-		p.alive, p.closing, r.awaiting[i] = true, false, true
+		p.alive, p.paused, p.closing, r.awaiting[i], r.stalled[i], r.rebalancing[i] = true, false, false, true, false, false
 		l.SetProcess(i, true, false, false)
 	case ObservedClose:
 		p.closing = true
@@ -191,11 +218,18 @@ func (r *Replay) Observe(o Observation) error {
 		} else {
 			l.ReleaseAll(i)
 		}
-		p.alive, p.paused, p.closing, r.awaiting[i], r.inCallback[i] = false, false, false, false, 0
+		p.alive, p.paused, p.closing, r.awaiting[i], r.inCallback[i], r.stalled[i], r.rebalancing[i] = false, false, false, false, 0, false, false
 		l.SetProcess(i, false, false, false)
 	case ObservedPause, ObservedResume:
 		p.paused = o.Kind == ObservedPause
-		l.SetProcess(i, p.alive, p.paused, false)
+		l.SetProcess(i, p.alive, p.paused, r.stalled[i])
+	case ObservedStall, ObservedUnstall:
+		r.stalled[i] = o.Kind == ObservedStall
+		l.SetProcess(i, p.alive, p.paused, r.stalled[i])
+	case ObservedCommitted:
+		l.Commit(i)
+	case ObservedRebalancing:
+		r.rebalancing[i] = o.Rebalancing
 	case ObservedAssigned:
 		r.inCallback[i]++
 		l.Assign(i, o.Partitions)
@@ -228,22 +262,22 @@ func (r *Replay) Observe(o Observation) error {
 }
 
 // update is World.update for a real process: ready when it is a member,
-// runs no callback and is not closing; idle while it owns nothing
+// runs no callback, takes part in no rebalance and is not closing; idle while it owns nothing
 // because it waits for a rebalance to hand it partitions.
 func (r *Replay) update(p *process) {
 	w, i := r.w, p.idx
-	ready := !p.alive || (w.ledger.procs[i].member > 0 && r.inCallback[i] == 0 && !p.closing)
+	ready := !p.alive || (w.ledger.procs[i].member > 0 && r.inCallback[i] == 0 && !r.rebalancing[i] && !p.closing)
 	w.setDerived(p, ready, p.alive && !p.paused && w.ledger.Owns(i) == 0 && r.awaiting[i])
 }
 
 // Finish closes the run at the scenario's horizon and returns its result.
-// Duplicates are the caller's to count (from processed offsets); the
-// ledger's own count, which models uncommitted records, is replaced.
-func (r *Replay) Finish(duplicates float64) *Result {
+// Its duplicate_records are the ledger's, as in a simulated run: what an
+// owner had processed since its last ObservedCommitted when it let go of
+// a partition without a commit. A real run knows better, from the
+// offsets its members processed, and should put that count in instead.
+func (r *Replay) Finish() *Result {
 	w := r.w
 	w.k.RunUntil(w.sc.Duration)
 	r.finished = true
-	res := w.result(r.series)
-	res.Metrics.DuplicateRecords = duplicates
-	return res
+	return w.result(r.series)
 }

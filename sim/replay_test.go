@@ -47,7 +47,7 @@ func TestReplayMeasuresARecordedHandoff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := r.Finish(7).Metrics
+	m := r.Finish().Metrics
 	approx := func(name string, got, want float64) {
 		t.Helper()
 		if math.Abs(got-want) > 1e-9 {
@@ -62,7 +62,7 @@ func TestReplayMeasuresARecordedHandoff(t *testing.T) {
 	approx("max gap", m.MaxPartitionGapSeconds, 0.5)          // the same stretch
 	approx("idle", m.MemberIdleSeconds, 1)                    // c2 owns nothing from its start at 10 to 11
 	approx("convergence", m.ConvergenceSeconds, 1.5)          // unstable from 10 (c2 not yet a member) to 11.5 (Stable)
-	approx("duplicates", m.DuplicateRecords, 7)               // the caller's count, as given
+	approx("duplicates", m.DuplicateRecords, 0)               // c1 revoked t-1 with a commit
 	approx("double ownership", m.DoubleOwnershipSeconds, 0)   // never two owners
 	if !m.Converged {
 		t.Error("not converged, want converged by 11.5s")
@@ -85,5 +85,45 @@ func TestReplayRejectsTimeGoingBack(t *testing.T) {
 	}
 	if err := r.Observe(Observation{At: 3 * time.Second, Kind: ObservedStart, Member: "nobody"}); err == nil {
 		t.Error("an observation of an unknown member was accepted")
+	}
+}
+
+// TestReplayWaitsForRebalancingMembers: a member still rebalancing when
+// the coordinator reports Stable (a cooperative member that revoked and
+// rejoins) keeps the group from converging until it is done.
+func TestReplayWaitsForRebalancingMembers(t *testing.T) {
+	sc := &Scenario{Name: "x", Seed: 1, Duration: 20 * time.Second,
+		Topics:  []TopicSpec{{Name: "t", Partitions: 1, Rate: 10}},
+		Members: []MemberSpec{{ID: "c1"}, {ID: "c2", Start: 10 * time.Second}}}
+	tp := []kafka.TopicPartition{{Topic: "t"}}
+	r, err := NewReplay(sc, ProtocolCooperative)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Observation{
+		{At: 0, Kind: ObservedStart, Member: "c1"},
+		{At: 0, Kind: ObservedMembers, Member: "c1", Members: 1},
+		{At: 0, Kind: ObservedAssigned, Member: "c1", Partitions: tp},
+		{At: 0, Kind: ObservedCallbackDone, Member: "c1"},
+		{At: 0, Kind: ObservedCoordinator, Stable: true},
+		{At: 10 * time.Second, Kind: ObservedStart, Member: "c2"},
+		{At: 10 * time.Second, Kind: ObservedMembers, Member: "c2", Members: 1},
+		{At: 10 * time.Second, Kind: ObservedCoordinator, Stable: false},
+		{At: 10 * time.Second, Kind: ObservedRebalancing, Member: "c1", Rebalancing: true},
+		{At: 11 * time.Second, Kind: ObservedCoordinator, Stable: true},
+		{At: 11 * time.Second, Kind: ObservedRevoking, Member: "c1", Partitions: tp},
+		{At: 11 * time.Second, Kind: ObservedRevoked, Member: "c1", Partitions: tp},
+		{At: 13 * time.Second, Kind: ObservedAssigned, Member: "c2", Partitions: tp},
+		{At: 13 * time.Second, Kind: ObservedCallbackDone, Member: "c2"},
+		{At: 14 * time.Second, Kind: ObservedRebalancing, Member: "c1", Rebalancing: false},
+	} {
+		if err := r.Observe(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Unconverged from c2's start at 10s until c1 is done at 14s, though
+	// the coordinator said Stable at 11s and t-0 had its owner at 13s.
+	if got := r.Finish().Metrics.ConvergenceSeconds; got != 4 {
+		t.Errorf("convergence %vs, want 4s", got)
 	}
 }

@@ -3,7 +3,6 @@ package sim_test
 import (
 	"math"
 	"testing"
-	"time"
 
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/sim"
@@ -23,13 +22,11 @@ import (
 // u-0's records: 500/s leave over 2-2.5s with latency lag/300 falling
 // from 2 to 5/3, then 900/s over 2.5-3.33s falling from 5/3 to 0.
 func TestMaxMinShare(t *testing.T) {
-	r := sim.NewRecorder([]sim.TopicSpec{{Name: "t", Partitions: 1, Rate: 100}, {Name: "u", Partitions: 1, Rate: 300}}, 0, 100*time.Millisecond)
-	must(t, r.AddMember("a", 1000))
-	must(t, r.Started(0, "a"))
-	must(t, r.Joined(0, "a"))
-	must(t, r.Assigned(s(2), "a", []kafka.TopicPartition{{Topic: "t"}, {Topic: "u"}}))
-	got, _, err := r.Finish(10 * time.Second)
-	must(t, err)
+	both := func(f *feed) {
+		f.add(sim.Observation{At: s(2), Kind: sim.ObservedAssigned, Member: "a", Partitions: []kafka.TopicPartition{{Topic: "t"}, {Topic: "u"}}})
+		f.add(sim.Observation{At: s(2), Kind: sim.ObservedCallbackDone, Member: "a"})
+	}
+	got := replay(t, []sim.TopicSpec{{Name: "t", Partitions: 1, Rate: 100}, {Name: "u", Partitions: 1, Rate: 300}}, map[string]float64{"a": 1000}, 0, 10, []step{both}).Metrics
 	for name, want := range map[string]float64{
 		"lag_recovery_seconds":       3.32,
 		"peak_lag_records":           800,

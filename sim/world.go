@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/rebalsim/rebalsim/kafka"
@@ -105,6 +106,15 @@ type RunOptions struct {
 	ShuffleTies bool
 	// SampleStep is the chart sampling interval; 0 picks about 600 samples.
 	SampleStep time.Duration
+	// StartDelays[m][n-1] delays the start of member m's n-th process
+	// by that much: the scenario's start or restart stays where it is
+	// (a disturbance at the same instant, the measurement window opening
+	// where it did), and the process comes up later. Real consumers take
+	// their own time from being started to their first heartbeat, and
+	// where a member's heartbeats fall follows from it; comparing with a
+	// real run, this gives each simulated process its real counterpart's
+	// start and so its heartbeat phase.
+	StartDelays map[string][]time.Duration
 }
 
 // Run simulates sc under one protocol and returns its result.
@@ -158,9 +168,12 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 	}
 	w.converged = w.ledger.Converged()
 	w.flips = append(w.flips, flip{0, w.converged})
+	if err := checkStartDelays(sc, opts.StartDelays); err != nil {
+		return nil, err
+	}
 	for _, p := range w.procs {
 		p := p
-		w.k.At(p.spec.Start, func() { w.startProcess(p) })
+		w.k.At(p.spec.Start, func() { w.startDelayed(p) })
 		if p.spec.Start > 0 {
 			w.disturb(disturbance{kind: string(EventStart), members: []string{p.name}, start: p.spec.Start, end: p.spec.Start, label: "start " + p.name})
 		}
@@ -189,6 +202,34 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		return nil, fmt.Errorf("scenario %s: writing trace: %w", sc.Name, w.traceErr)
 	}
 	return w.result(series), nil
+}
+
+// checkStartDelays refuses a delay for a member the scenario does not
+// have and a negative one.
+func checkStartDelays(sc *Scenario, delays map[string][]time.Duration) error {
+	if len(delays) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, m := range sc.Members {
+		known[m.ID] = true
+	}
+	names := make([]string, 0, len(delays))
+	for name := range delays {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if !known[name] {
+			return fmt.Errorf("scenario %s: start delay for %q, who is no member", sc.Name, name)
+		}
+		for i, d := range delays[name] {
+			if d < 0 {
+				return fmt.Errorf("scenario %s: start delay of %q's process %d is negative (%s)", sc.Name, name, i+1, d)
+			}
+		}
+	}
+	return nil
 }
 
 func checkRunnable(sc *Scenario) error {

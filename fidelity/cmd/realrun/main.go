@@ -243,13 +243,10 @@ func compareAll(ctx context.Context, sup *fidelity.Supervisor, scs []*sim.Scenar
 // compareProtocol runs sc under proto reps times with each client, and
 // the simulator on as many seeds, and compares them.
 func compareProtocol(ctx context.Context, sup *fidelity.Supervisor, sc *sim.Scenario, proto string, impls []fidelity.Client, j *fidelity.Java, broker *fidelity.Broker, reps int, dir string, runs *atomic.Int64, barrier func()) ([]fidelity.Row, error) {
-	simulated, err := fidelity.Simulate(sc, proto, reps)
-	if err != nil {
-		return nil, err
-	}
 	var rows []fidelity.Row
 	for _, c := range impls {
 		var real []*sim.Result
+		var recs []*fidelity.Recording
 		for rep := range reps {
 			name := fmt.Sprintf("r%d-%d-%s-%s-%s", time.Now().Unix()%100000, runs.Add(1), sc.Name, proto, c.Name())
 			runDir := filepath.Join(dir, name)
@@ -272,6 +269,11 @@ func compareProtocol(ctx context.Context, sup *fidelity.Supervisor, sc *sim.Scen
 				return nil, err
 			}
 			real = append(real, res)
+			recs = append(recs, rec)
+		}
+		simulated, err := fidelity.SimulateLike(sc, proto, recs, reps)
+		if err != nil {
+			return nil, err
 		}
 		rows = append(rows, fidelity.Compare(sc.Name, proto, c.Name(), real, simulated)...)
 	}
@@ -319,19 +321,17 @@ func remeasure(scs []*sim.Scenario, protos []string, dir string, reps int) ([]fi
 				}
 				slices.SortFunc(rs, func(a, b *fidelity.Recording) int { return a.Rep - b.Rep })
 				var real []*sim.Result
-				var repIdx []int
 				for _, rec := range rs {
 					res, err := fidelity.Measure(sc, rec)
 					if err != nil {
 						return nil, err
 					}
 					real = append(real, res)
-					repIdx = append(repIdx, rec.Rep)
 				}
 				// The simulator runs at the recorded repetitions' phases,
 				// of --reps (or of as many as were recorded, if more).
-				of := max(reps, repIdx[len(repIdx)-1]+1)
-				simulated, err := fidelity.SimulateReps(sc, proto, repIdx, of)
+				of := max(reps, rs[len(rs)-1].Rep+1)
+				simulated, err := fidelity.SimulateLike(sc, proto, rs, of)
 				if err != nil {
 					return nil, err
 				}
