@@ -81,8 +81,14 @@ func (d *delivery) fire() {
 	}
 	if toCoordinator {
 		out := w.effects()
+		if oc, ok := msg.(OffsetCommit); ok {
+			// The coordinator answers an OffsetCommit in the step that
+			// receives it; the answer applies the request's positions.
+			w.commitInHand = oc.positions
+		}
 		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}, msg, out)
 		w.applyCoordinator(out, p)
+		w.commitInHand = nil
 		w.release(out)
 		return
 	}

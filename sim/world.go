@@ -48,6 +48,9 @@ type world struct {
 	// rejectedCommits counts the window's offset commits the
 	// coordinator rejected.
 	rejectedCommits int
+	// commitInHand are the positions of the OffsetCommit the coordinator
+	// is handling, while it does.
+	commitInHand *Positions
 
 	disturbances []disturbance
 	findings     []Finding
@@ -309,7 +312,7 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 			p = w.procs[i]
 		}
 		if r, ok := s.Msg.(OffsetCommitResponse); ok {
-			w.committed(p, s.To, r)
+			w.committed(p, s.To, w.commitInHand, r)
 		}
 		w.send(p, Coordinator, s.To, s.Msg, s.To.thread)
 	}
