@@ -21,10 +21,10 @@ import (
 // The simulator, not the client model, decides when the application
 // commits (the auto-commit ticks in poll(), onJoinPrepare, the commit
 // before a revocation or in the listener), so it asks the client to fill
-// in the request (OffsetCommitter) and reads the response itself: the
-// clients' reactions to a failed commit (a classic client rejoining after
-// ILLEGAL_GENERATION from a commit, retries) are not modelled; the client
-// learns the same from its next heartbeat.
+// in the request (OffsetCommitter) and reads the response itself; a
+// client that reacts to a rejected commit as Kafka's do (CommitResponder:
+// the classic client resets its generation or rejoins) is then handed the
+// request and its answer.
 
 // OffsetCommit is an OffsetCommitRequest (v9+) for the partitions the
 // member holds. The offsets are the ledger's counts captured when the
@@ -56,6 +56,9 @@ type CommitError struct {
 // commit accepted whole.
 type OffsetCommitResponse struct {
 	Rejected []CommitError `json:"rejected,omitempty"`
+	// sent is the request answered, for the client's handler (Kafka's
+	// response handler keeps the generation it sent).
+	sent *OffsetCommit
 }
 
 // Kind names the response in traces.
@@ -82,6 +85,14 @@ func RejectAll(req OffsetCommit, err string) OffsetCommitResponse {
 // commits nothing.
 type OffsetCommitter interface {
 	OffsetCommit(tps []kafka.TopicPartition) OffsetCommit
+}
+
+// CommitResponder is a client that reacts to a rejected OffsetCommit
+// (ConsumerCoordinator.OffsetCommitResponseHandler.handle), given the
+// request it sent and the coordinator's answer. A client without it only
+// learns from its other requests.
+type CommitResponder interface {
+	OffsetCommitRejected(env ClientEnv, sent OffsetCommit, r OffsetCommitResponse, out *Effects)
 }
 
 // commitWait is a revocation's synchronous commit in flight: commitSync

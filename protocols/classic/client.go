@@ -584,15 +584,53 @@ func (c *Client) onHeartbeatResponse(env sim.ClientEnv, r HeartbeatResponse, out
 			out.WantPoll = true
 		}
 	case IllegalGeneration, UnknownMemberID:
-		if c.state == stable || c.state == completingRebalance {
-			out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: string(r.Error)})
-			c.resetGeneration(r.Error == UnknownMemberID)
-			c.fenced = true
-			c.setState(unjoined, out)
-			out.WantPoll = true
-		}
+		c.fencedBy(r.Error, out)
 	case FencedInstanceID:
 		c.fatalError(string(r.Error), out)
+	}
+}
+
+// fencedBy resets the generation of a member in a generation that a
+// response says is gone (AbstractCoordinator.resetStateOnResponseError:
+// the member id is kept on ILLEGAL_GENERATION, which leaves it possibly
+// valid) and rejoins, losing its partitions in the next onJoinPrepare.
+// A member already between JoinGroup and its response learns the same
+// from that response.
+func (c *Client) fencedBy(code ErrorCode, out *sim.Effects) {
+	if c.state != stable && c.state != completingRebalance {
+		return
+	}
+	out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: string(code)})
+	c.resetGeneration(code == UnknownMemberID)
+	c.fenced = true
+	c.setState(unjoined, out)
+	out.WantPoll = true
+}
+
+// OffsetCommitRejected is ConsumerCoordinator.OffsetCommitResponseHandler
+// .handle on the errors the coordinator answers a commit with:
+// REBALANCE_IN_PROGRESS asks for a rejoin and keeps the generation
+// (requestRejoin), so a member that committed while its SyncGroup was
+// pending rebalances again once it completes; UNKNOWN_MEMBER_ID and
+// ILLEGAL_GENERATION reset the generation and rejoin, as a heartbeat's
+// would, unless the member has already moved to a newer generation and
+// is preparing a rebalance (then only a RebalanceInProgressException is
+// raised to the committer). The request-level error is the same for
+// every partition, so the first one is read.
+func (c *Client) OffsetCommitRejected(env sim.ClientEnv, sent sim.OffsetCommit, r sim.OffsetCommitResponse, out *sim.Effects) {
+	if c.closing || c.fatal != "" || len(r.Rejected) == 0 {
+		return
+	}
+	switch code := ErrorCode(r.Rejected[0].Error); code {
+	case RebalanceInProgress:
+		c.rejoinNeeded = true
+		out.WantPoll = true
+	case UnknownMemberID, IllegalGeneration:
+		unchanged := sent.GenerationIDOrMemberEpoch == c.generation && sent.MemberID == c.memberID
+		if !unchanged && c.state == preparingRebalance {
+			return
+		}
+		c.fencedBy(code, out)
 	}
 }
 
