@@ -610,15 +610,23 @@ func (c *Client) fencedBy(code ErrorCode, out *sim.Effects) {
 // OffsetCommitRejected is ConsumerCoordinator.OffsetCommitResponseHandler
 // .handle on the errors the coordinator answers a commit with:
 // REBALANCE_IN_PROGRESS asks for a rejoin and keeps the generation
-// (requestRejoin), so a member that committed while its SyncGroup was
-// pending rebalances again once it completes; UNKNOWN_MEMBER_ID and
-// ILLEGAL_GENERATION reset the generation and rejoin, as a heartbeat's
-// would, unless the member has already moved to a newer generation and
-// is preparing a rebalance (then only a RebalanceInProgressException is
-// raised to the committer). The request-level error is the same for
-// every partition, so the first one is read.
+// (requestRejoin); UNKNOWN_MEMBER_ID and ILLEGAL_GENERATION reset the
+// generation and rejoin, as a heartbeat's would. The request-level error
+// is the same for every partition, so the first one is read.
+//
+// An answer about a generation the member has since left is ignored.
+// Kafka ignores it while the member prepares a rebalance (then only the
+// committer gets a RebalanceInProgressException), and cannot get one
+// later: its commit in onJoinPrepare is synchronous, answered before the
+// JoinGroup goes out, and one connection answers in order. Here that
+// commit goes out just before the JoinGroup, and with simultaneous events
+// shuffled the two may reach the coordinator in either order, so the
+// answer can come after the new generation's.
 func (c *Client) OffsetCommitRejected(env sim.ClientEnv, sent sim.OffsetCommit, r sim.OffsetCommitResponse, out *sim.Effects) {
 	if c.closing || c.fatal != "" || len(r.Rejected) == 0 {
+		return
+	}
+	if sent.GenerationIDOrMemberEpoch != c.generation || sent.MemberID != c.memberID {
 		return
 	}
 	switch code := ErrorCode(r.Rejected[0].Error); code {
@@ -626,10 +634,6 @@ func (c *Client) OffsetCommitRejected(env sim.ClientEnv, sent sim.OffsetCommit, 
 		c.rejoinNeeded = true
 		out.WantPoll = true
 	case UnknownMemberID, IllegalGeneration:
-		unchanged := sent.GenerationIDOrMemberEpoch == c.generation && sent.MemberID == c.memberID
-		if !unchanged && c.state == preparingRebalance {
-			return
-		}
 		c.fencedBy(code, out)
 	}
 }
