@@ -108,9 +108,9 @@ func TestCaughtUpScaleOutKeepsEagerShort(t *testing.T) {
 // auto-commit inside the poll() that returned that batch, so everything
 // of the batch, before and after the pause, is processed again by the new
 // owner: one batch, 500 records, whatever the point of the batch the
-// pause struck (less the 0.2 records processed in the 2ms that commit
-// takes to reach the coordinator, where it takes effect: 499.8). And the
-// part after resuming is zombie processing.
+// pause struck (that commit carries the positions of its sending, so
+// nothing processed while it travels is committed). And the part after
+// resuming is zombie processing.
 func TestPausedSaturatedMemberProcessesItsBatchAsAZombie(t *testing.T) {
 	processing, records := 100.0, 500
 	session, heartbeat := 6*time.Second, 500*time.Millisecond

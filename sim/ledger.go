@@ -27,6 +27,8 @@ type ledger struct {
 	topicIndex map[string][]int
 
 	moved, revocations int
+	// claims numbers ownerships (ownership.serial).
+	claims int
 	// changes counts changes to the ledger's state: a partition advanced,
 	// refreshed or its owners changed, a process's shares recomputed.
 	changes int
@@ -111,8 +113,16 @@ func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled 
 // ownership is one process's claim on one partition.
 type ownership struct {
 	proc int
-	// uncommitted are records processed since the last successful commit.
-	uncommitted float64
+	// serial tells this claim from a later one of the same process on
+	// the same partition, so that a commit captured during one is not
+	// applied to the next.
+	serial int
+	// processed are the records processed under this claim, and
+	// committed the value processed had when the last commit the
+	// coordinator accepted was sent: processed - committed are the
+	// records the next owner processes again. Storing the captured
+	// count, not subtracting it, keeps a commit of everything exact.
+	processed, committed float64
 	// revoking is set while a revoke callback runs: the owner has stopped
 	// processing the partition but still holds it.
 	revoking bool
@@ -318,7 +328,7 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 		pr := l.procs[o.proc]
 		switch {
 		case i == owner:
-			o.uncommitted += drained
+			o.processed += drained
 			o.behind = newLag
 		case !pr.running() || o.revoking:
 			o.behind += p.rate * full
@@ -326,7 +336,7 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 			// A zombie's capacity for the partition is its max-min share
 			// (share.go), which counts what its position is behind.
 			done := min(o.alloc*full, o.behind+p.rate*full)
-			o.uncommitted += done
+			o.processed += done
 			o.behind += p.rate*full - done
 		}
 	}
@@ -649,7 +659,8 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 				p.moves++
 			}
 			p.lastOwner = proc
-			p.owners = append(p.owners, ownership{proc: proc, behind: l.lagAt(p, l.now())})
+			l.claims++
+			p.owners = append(p.owners, ownership{proc: proc, serial: l.claims, behind: l.lagAt(p, l.now())})
 			pr.owned = append(pr.owned, idx)
 		}
 		slices.Sort(pr.owned)
@@ -690,8 +701,8 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 				continue
 			}
 			if o := p.owners[i]; !committed && l.now() >= l.windowStart {
-				p.duplicates += o.uncommitted
-				dup += o.uncommitted
+				p.duplicates += o.processed - o.committed
+				dup += o.processed - o.committed
 			}
 			p.owners = slices.Delete(p.owners, i, i+1)
 			released = true
@@ -728,7 +739,7 @@ func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration
 			continue
 		}
 		done := min(o.alloc*sec(d), o.behind)
-		o.uncommitted += done
+		o.processed += done
 		o.behind -= done
 		p := l.parts[idx]
 		p.zombieSec += d
@@ -754,18 +765,62 @@ func (l *ledger) ownedBy(proc int) []kafka.TopicPartition {
 	return out
 }
 
-// Commit records a successful commit of everything proc processed so far.
-func (l *ledger) Commit(proc int) {
+// Positions are the per-partition counts a commit carries: what the
+// member had processed of each partition it held when it built the
+// request, the offsets Kafka's client sends (subscriptions.allConsumed()).
+type Positions struct {
+	tps    []kafka.TopicPartition
+	claims []claim
+}
+
+// claim is one partition's captured count, tied to the ownership it was
+// counted under.
+type claim struct {
+	idx, serial int
+	processed   float64
+}
+
+// Positions captures what proc has processed of each partition it owns
+// now, for a commit sent now.
+func (l *ledger) Positions(proc int) Positions {
 	pr := l.procs[proc]
-	if pr.member == 0 {
-		return // a fenced member's commit fails
-	}
 	t := l.now()
 	l.catchUp(t)
+	var pos Positions
 	for _, idx := range pr.owned {
 		l.advanceTo(idx, t)
 		if o := l.ownershipOf(idx, proc); o != nil {
-			o.uncommitted = 0
+			pos.tps = append(pos.tps, l.parts[idx].tp)
+			pos.claims = append(pos.claims, claim{idx: idx, serial: o.serial, processed: o.processed})
+		}
+	}
+	return pos
+}
+
+// Partitions are the partitions pos covers, in the ledger's order.
+func (pos Positions) Partitions() []kafka.TopicPartition { return pos.tps }
+
+// Commit records a successful commit of everything proc processed so far.
+func (l *ledger) Commit(proc int) {
+	l.CommitPositions(proc, l.Positions(proc), nil)
+}
+
+// CommitPositions records that the coordinator accepted proc's commit of pos for
+// every partition accept reports true (nil accepts all): each such
+// partition counts as committed up to what was processed when the
+// request was built. A partition proc has let go of since, or holds
+// again under a new claim, is left alone: the count belonged to the old
+// claim, whose uncommitted records were settled when it ended.
+func (l *ledger) CommitPositions(proc int, pos Positions, accept func(kafka.TopicPartition) bool) {
+	if l.procs[proc].member == 0 {
+		return // a fenced member's commit fails
+	}
+	for i, c := range pos.claims {
+		if accept != nil && !accept(pos.tps[i]) {
+			continue
+		}
+		if o := l.ownershipOf(c.idx, proc); o != nil && o.serial == c.serial && c.processed > o.committed {
+			o.committed = c.processed
 		}
 	}
 }

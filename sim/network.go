@@ -81,17 +81,31 @@ func (d *delivery) fire() {
 	}
 	if toCoordinator {
 		out := w.effects()
+		if oc, ok := msg.(OffsetCommit); ok {
+			// The coordinator answers an OffsetCommit in the step that
+			// receives it; the answer applies the request's positions.
+			w.commitInHand = &oc
+		}
 		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}, msg, out)
 		w.applyCoordinator(out, p)
+		w.commitInHand = nil
 		w.release(out)
 		return
 	}
 	if !p.alive || p.incarnation != incarnation {
 		return
 	}
-	if _, ok := msg.(OffsetCommitResponse); ok {
-		// The simulator reads commit responses itself (offsetcommit.go).
+	if r, ok := msg.(OffsetCommitResponse); ok {
+		// The simulator reads commit responses itself (offsetcommit.go),
+		// and hands a rejection to a client that reacts to one.
 		w.commitAnswered(p)
+		if _, reacts := p.client.(CommitResponder); reacts && len(r.Rejected) > 0 && r.sent != nil && p.alive && p.incarnation == incarnation {
+			w.stepClient(p, thread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) {
+				if h, ok := c.(CommitResponder); ok {
+					h.OffsetCommitRejected(env, *r.sent, r, out)
+				}
+			}})
+		}
 		return
 	}
 	w.stepClient(p, thread, clientInput{kind: inputReceive, msg: msg})

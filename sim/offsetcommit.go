@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
@@ -9,22 +11,24 @@ import (
 // or member epoch (consumer protocol) the client knows when it sends it,
 // answered by the coordinator after it has validated the request for each
 // partition (OffsetMetadataManager.commitOffset → validateOffsetCommit →
-// Group.validateOffsetCommit). The ledger counts the records a member
-// processed as committed at the instant the coordinator accepts the
-// commit, and only then; a rejected commit leaves them uncommitted, so the
-// next owner processes them again.
+// Group.validateOffsetCommit). The ledger counts the records a member had
+// processed when it sent the request as committed at the instant the
+// coordinator accepts the commit, partition by partition (Kafka 4.3
+// accepts some partitions of a request and rejects others); what it
+// processed while the request was in flight stays uncommitted, and so
+// does a rejected partition, so the next owner processes them again.
 //
 // The simulator, not the client model, decides when the application
 // commits (the auto-commit ticks in poll(), onJoinPrepare, the commit
 // before a revocation or in the listener), so it asks the client to fill
-// in the request (OffsetCommitter) and reads the response itself: the
-// clients' reactions to a failed commit (a classic client rejoining after
-// ILLEGAL_GENERATION from a commit, retries) are not modelled; the client
-// learns the same from its next heartbeat.
+// in the request (OffsetCommitter) and reads the response itself; a
+// client that reacts to a rejected commit as Kafka's do (CommitResponder:
+// the classic client resets its generation or rejoins) is then handed the
+// request and its answer.
 
 // OffsetCommit is an OffsetCommitRequest (v9+) for the partitions the
-// member holds. The offsets themselves are the ledger's: everything the
-// member has processed of its partitions when the commit takes effect.
+// member holds. The offsets are the ledger's counts captured when the
+// request is sent (positions), which the coordinator models need not read.
 type OffsetCommit struct {
 	MemberID        string `json:"member_id"`
 	GroupInstanceID string `json:"group_instance_id,omitempty"`
@@ -32,6 +36,8 @@ type OffsetCommit struct {
 	// protocol's member epoch, as the client knows it.
 	GenerationIDOrMemberEpoch int32                  `json:"generation_id_or_member_epoch"`
 	Partitions                []kafka.TopicPartition `json:"partitions"`
+	// positions are the offsets the request carries.
+	positions *Positions
 }
 
 // Kind names the request in traces.
@@ -50,6 +56,9 @@ type CommitError struct {
 // commit accepted whole.
 type OffsetCommitResponse struct {
 	Rejected []CommitError `json:"rejected,omitempty"`
+	// sent is the request answered, for the client's handler (Kafka's
+	// response handler keeps the generation it sent).
+	sent *OffsetCommit
 }
 
 // Kind names the response in traces.
@@ -78,6 +87,14 @@ type OffsetCommitter interface {
 	OffsetCommit(tps []kafka.TopicPartition) OffsetCommit
 }
 
+// CommitResponder is a client that reacts to a rejected OffsetCommit
+// (ConsumerCoordinator.OffsetCommitResponseHandler.handle), given the
+// request it sent and the coordinator's answer. A client without it only
+// learns from its other requests.
+type CommitResponder interface {
+	OffsetCommitRejected(env ClientEnv, sent OffsetCommit, r OffsetCommitResponse, out *Effects)
+}
+
 // commitWait is a revocation's synchronous commit in flight: commitSync
 // blocks the revocation until the response arrives (or the request times
 // out), and the callback then completes.
@@ -96,27 +113,35 @@ func (w *world) sendOffsetCommit(p *process, thread Thread) bool {
 	if !ok || p.client == nil {
 		return false
 	}
-	tps := w.ledger.ownedBy(p.idx)
-	if len(tps) == 0 {
+	pos := w.ledger.Positions(p.idx)
+	if len(pos.tps) == 0 {
 		return false
 	}
-	w.send(p, Endpoint{Process: p.name, Incarnation: p.incarnation}, Coordinator, oc.OffsetCommit(tps), thread)
+	req := oc.OffsetCommit(pos.Partitions())
+	req.positions = &pos
+	w.send(p, Endpoint{Process: p.name, Incarnation: p.incarnation}, Coordinator, req, thread)
 	return true
 }
 
 // committed applies the coordinator's answer to an OffsetCommit of p's
-// incarnation at the instant the coordinator decides it: an accepted
-// commit commits what p has processed, a rejected one is counted.
-func (w *world) committed(p *process, to Endpoint, r OffsetCommitResponse) {
-	if len(r.Rejected) > 0 {
-		if w.k.Now() >= w.ledger.windowStart {
-			w.rejectedCommits++
-		}
+// incarnation at the instant the coordinator decides it: the partitions
+// it accepted are committed up to the positions the request carried
+// (req, the request the coordinator is answering), and a commit with any
+// partition rejected is counted.
+func (w *world) committed(p *process, to Endpoint, req *Positions, r OffsetCommitResponse) {
+	if len(r.Rejected) > 0 && w.k.Now() >= w.ledger.windowStart {
+		w.rejectedCommits++
+	}
+	if req == nil || !p.alive || to.Incarnation != p.incarnation {
 		return
 	}
-	if p.alive && to.Incarnation == p.incarnation {
-		w.ledger.Commit(p.idx)
+	var accept func(kafka.TopicPartition) bool
+	if len(r.Rejected) > 0 {
+		accept = func(tp kafka.TopicPartition) bool {
+			return !slices.ContainsFunc(r.Rejected, func(e CommitError) bool { return e.Partition == tp || e.Partition == (kafka.TopicPartition{}) })
+		}
 	}
+	w.ledger.CommitPositions(p.idx, *req, accept)
 }
 
 // commitAnswered ends the wait of a revocation's commit when its response

@@ -236,13 +236,18 @@ func (w *world) resumeAutoCommit(p *process) {
 }
 
 // stopProcess takes a process down. A crash loses what it processed since
-// its last commit; a completed close has already revoked and committed.
+// its last commit. A completed close has revoked its partitions, each
+// revocation with its commit sent as an OffsetCommit (ConsumerCoordinator
+// .close → maybeAutoCommitOffsetsSync, bounded by the close timeout; the
+// consumer protocol's close commits before its revocation): whatever it
+// still holds counts as committed only as far as a commit the
+// coordinator accepted reached.
 func (w *world) stopProcess(p *process, clean bool) {
 	if !p.alive {
 		return
 	}
 	if clean {
-		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true, true)
+		w.ledger.Release(p.idx, w.ledger.ownedBy(p.idx), true, false)
 	} else {
 		w.ledger.ReleaseAll(p.idx)
 	}

@@ -49,6 +49,9 @@ type world struct {
 	// rejectedCommits counts the window's offset commits the
 	// coordinator rejected.
 	rejectedCommits int
+	// commitInHand is the OffsetCommit the coordinator is handling,
+	// while it does.
+	commitInHand *OffsetCommit
 
 	disturbances []disturbance
 	findings     []Finding
@@ -350,7 +353,13 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 			p = w.procs[i]
 		}
 		if r, ok := s.Msg.(OffsetCommitResponse); ok {
-			w.committed(p, s.To, r)
+			var pos *Positions
+			if w.commitInHand != nil {
+				pos = w.commitInHand.positions
+			}
+			w.committed(p, s.To, pos, r)
+			r.sent = w.commitInHand
+			s.Msg = r
 		}
 		w.send(p, Coordinator, s.To, s.Msg, s.To.thread)
 	}

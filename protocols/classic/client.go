@@ -584,15 +584,57 @@ func (c *Client) onHeartbeatResponse(env sim.ClientEnv, r HeartbeatResponse, out
 			out.WantPoll = true
 		}
 	case IllegalGeneration, UnknownMemberID:
-		if c.state == stable || c.state == completingRebalance {
-			out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: string(r.Error)})
-			c.resetGeneration(r.Error == UnknownMemberID)
-			c.fenced = true
-			c.setState(unjoined, out)
-			out.WantPoll = true
-		}
+		c.fencedBy(r.Error, out)
 	case FencedInstanceID:
 		c.fatalError(string(r.Error), out)
+	}
+}
+
+// fencedBy resets the generation of a member in a generation that a
+// response says is gone (AbstractCoordinator.resetStateOnResponseError:
+// the member id is kept on ILLEGAL_GENERATION, which leaves it possibly
+// valid) and rejoins, losing its partitions in the next onJoinPrepare.
+// A member already between JoinGroup and its response learns the same
+// from that response.
+func (c *Client) fencedBy(code ErrorCode, out *sim.Effects) {
+	if c.state != stable && c.state != completingRebalance {
+		return
+	}
+	out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: string(code)})
+	c.resetGeneration(code == UnknownMemberID)
+	c.fenced = true
+	c.setState(unjoined, out)
+	out.WantPoll = true
+}
+
+// OffsetCommitRejected is ConsumerCoordinator.OffsetCommitResponseHandler
+// .handle on the errors the coordinator answers a commit with:
+// REBALANCE_IN_PROGRESS asks for a rejoin and keeps the generation
+// (requestRejoin); UNKNOWN_MEMBER_ID and ILLEGAL_GENERATION reset the
+// generation and rejoin, as a heartbeat's would. The request-level error
+// is the same for every partition, so the first one is read.
+//
+// An answer about a generation the member has since left is ignored.
+// Kafka ignores it while the member prepares a rebalance (then only the
+// committer gets a RebalanceInProgressException), and cannot get one
+// later: its commit in onJoinPrepare is synchronous, answered before the
+// JoinGroup goes out, and one connection answers in order. Here that
+// commit goes out just before the JoinGroup, and with simultaneous events
+// shuffled the two may reach the coordinator in either order, so the
+// answer can come after the new generation's.
+func (c *Client) OffsetCommitRejected(env sim.ClientEnv, sent sim.OffsetCommit, r sim.OffsetCommitResponse, out *sim.Effects) {
+	if c.closing || c.fatal != "" || len(r.Rejected) == 0 {
+		return
+	}
+	if sent.GenerationIDOrMemberEpoch != c.generation || sent.MemberID != c.memberID {
+		return
+	}
+	switch code := ErrorCode(r.Rejected[0].Error); code {
+	case RebalanceInProgress:
+		c.rejoinNeeded = true
+		out.WantPoll = true
+	case UnknownMemberID, IllegalGeneration:
+		c.fencedBy(code, out)
 	}
 }
 

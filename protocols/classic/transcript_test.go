@@ -77,10 +77,21 @@ func (h *classicHarness) do(t *testing.T, d *datadriven.TestData, a transcript.A
 		// recv <name> sync [err=<code>] [assignment=t:0,1|-]
 		// recv <name> heartbeat [err=<code>]
 		// recv <name> leave [err=<code>]
+		// recv <name> commit err=<code> [member=<id>] [gen=<n>]
 		// Example: recv c1 join gen=1 leader=c1-1 members=(c1-1, c2-2=orders:3-5)
 		// A coordinator response. The error defaults to NONE, the member id
-		// to the client's, the protocol to its first assignor.
+		// to the client's, the protocol to its first assignor. A commit's
+		// member and generation are those of the OffsetCommit it answers,
+		// by default the client's now.
 		name, c := h.Client(t, d)
+		if a.Pos(1) == "commit" {
+			cc := c.(*classic.Client)
+			sent := sim.OffsetCommit{MemberID: a.Str("member", cc.MemberID()), GenerationIDOrMemberEpoch: a.Int32("gen", cc.Generation()), Partitions: cc.Owned().Partitions()}
+			r := sim.RejectAll(sent, a.Str("err", ""))
+			return transcript.Lines(h.Step(name, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) {
+				c.(sim.CommitResponder).OffsetCommitRejected(env, sent, r, out)
+			}))
+		}
 		var msg sim.Message
 		code := classic.ErrorCode(a.Str("err", string(classic.None)))
 		switch kind := a.Pos(1); kind {
@@ -93,7 +104,7 @@ func (h *classicHarness) do(t *testing.T, d *datadriven.TestData, a transcript.A
 		case "leave":
 			msg = classic.LeaveGroupResponse{Error: code}
 		default:
-			d.Fatalf(t, "recv %s %s: want join, sync, heartbeat or leave", name, kind)
+			d.Fatalf(t, "recv %s %s: want join, sync, heartbeat, leave or commit", name, kind)
 		}
 		return transcript.Lines(h.Step(name, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Receive(env, msg, out) }))
 	case "state":

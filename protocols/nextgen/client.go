@@ -331,6 +331,17 @@ func (c *Client) Owned() kafka.Assignment { return c.owned }
 // member epoch it last received, which the membership manager hands the
 // CommitRequestManager (MemberStateListener.onMemberEpochUpdated) for
 // every commit it sends (CommitRequestManager.OffsetCommitRequestState).
+//
+// The client has no CommitResponder, as Kafka's reacts to no rejection:
+// OffsetCommitRequestState.onResponse fails the commit's future with
+// CommitFailedException on UNKNOWN_MEMBER_ID and with the
+// StaleMemberEpochException on STALE_MEMBER_EPOCH, and tells the
+// membership manager nothing (FENCED_MEMBER_EPOCH is not a commit error;
+// the heartbeat reports fencing). The commit before a revocation
+// (maybeAutoCommitSyncBeforeRevocation → commitSyncWithRetries) retries
+// only a RetriableException, which neither error is, in 4.0 and in 4.3.1
+// alike (read from the 4.3.1 kafka-clients jar); the revocation goes on
+// after a failed commit (ConsumerMembershipManager.revokeAndAssign).
 func (c *Client) OffsetCommit(tps []kafka.TopicPartition) sim.OffsetCommit {
 	return sim.OffsetCommit{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, GenerationIDOrMemberEpoch: c.memberEpoch, Partitions: tps}
 }
