@@ -78,128 +78,214 @@ type latencyEdge struct {
 // chunks of a pieceLog: they are read where they lie, never copied.
 type pieceChunks [][]latencyPiece
 
-// histOver spreads the records leaving within [a, b] over the histogram's
-// buckets.
-func histOver(pieces pieceChunks, a, b float64) *latencyHist {
-	h := newLatencyHist()
+// latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
+// ascending) and, once counted, the histogram of each window.
+type latencyWindowSet struct {
+	bounds []float64
+	hists  []*latencyHist
+}
+
+// eachClip calls fn with the part of every piece that leaves within each
+// window of each set. A piece is cut only into the windows it overlaps; an
+// instant belongs to one window, the one it starts (the last one if it
+// lies on the last bound: the records still waiting at the horizon).
+func eachClip(pieces pieceChunks, sets []latencyWindowSet, fn func(set, window int, c latencyPiece)) {
 	for _, chunk := range pieces {
 		for _, q := range chunk {
-			if c, ok := q.clip(a, b); ok {
-				h.add(c)
+			for k := range sets {
+				bounds := sets[k].bounds
+				n := len(bounds) - 1
+				if n <= 0 {
+					continue
+				}
+				// The last window whose start is at or before the piece's start.
+				first := searchAtLeast(bounds, q.t0)
+				if first == len(bounds) || bounds[first] > q.t0 {
+					first--
+				}
+				if q.t1 == q.t0 && first == n {
+					first = n - 1
+				}
+				for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
+					if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
+						fn(k, i, c)
+					}
+					if q.t1 == q.t0 {
+						break
+					}
+				}
 			}
 		}
 	}
-	return h
+}
+
+// countWindows fills in the histogram of every window of the sets, in one
+// pass over the pieces.
+func countWindows(pieces pieceChunks, sets []latencyWindowSet) {
+	for k := range sets {
+		sets[k].hists = make([]*latencyHist, max(len(sets[k].bounds)-1, 0))
+		for i := range sets[k].hists {
+			sets[k].hists[i] = newLatencyHist()
+		}
+	}
+	eachClip(pieces, sets, func(k, i int, c latencyPiece) { sets[k].hists[i].add(c) })
+}
+
+// histOver spreads the records leaving within [a, b] over the histogram's
+// buckets.
+func histOver(pieces pieceChunks, a, b float64) *latencyHist {
+	sets := []latencyWindowSet{{bounds: []float64{a, b}}}
+	countWindows(pieces, sets)
+	return sets[0].hists[0]
 }
 
 // latencyOver computes the exact percentiles of the records leaving within
-// [a, b]. The latency distribution is a mixture of uniform distributions
-// (one per piece) and atoms, so its distribution function is piecewise
-// linear. The histogram finds the bucket each quantile falls in; only the
-// pieces reaching into those buckets are then swept, in order, to find the
-// quantile within its bucket. So the cost is two passes over the pieces
-// and a sort of the few that matter, not a sort of all of them.
+// [a, b].
 func latencyOver(pieces pieceChunks, a, b float64) LatencyStats {
 	return latencyFromHist(pieces, a, b, histOver(pieces, a, b))
 }
 
 // latencyFromHist is latencyOver given the histogram of [a, b].
 func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencyStats {
-	st := LatencyStats{Records: h.total(), Max: h.max}
-	if st.Records <= 0 {
-		return st
+	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}})[0][0]
+}
+
+// latencyWindows computes the exact percentiles of the records leaving in
+// each window of each set, in two passes over the pieces whatever the
+// number of windows: one to count each window's histogram, one to collect
+// the edges its quantiles' buckets need.
+func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
+	sets := make([]latencyWindowSet, len(bounds))
+	for k, b := range bounds {
+		sets[k].bounds = b
 	}
-	out := []*float64{&st.P50, &st.P99, &st.P999}
-	var buckets []latencyBucketEdges
-	var want [len(latencyQuantiles)]struct {
-		bucket        int // in buckets, -1 for latency 0 exactly
+	countWindows(pieces, sets)
+	return windowLatency(pieces, sets)
+}
+
+// windowLatency computes the exact percentiles of each window of the sets,
+// given their histograms. Within a window the latency distribution is a
+// mixture of uniform distributions (one per piece) and atoms, so its
+// distribution function is piecewise linear. The histogram finds the
+// bucket each quantile falls in; only the pieces reaching into those
+// buckets are then swept, in order, to find the quantile within its
+// bucket. So the cost is one more pass over the pieces and a sort of the
+// few that matter, not a sort of all of them.
+func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats {
+	type want struct {
+		bucket        int // in the window's buckets, -1 for latency 0 exactly
 		below, target float64
 	}
-	for k, q := range latencyQuantiles {
-		target := q * st.Records
-		i, below := h.find(target)
-		want[k].bucket, want[k].below, want[k].target = -1, below, target
-		if i == 0 {
-			continue
+	out := make([][]LatencyStats, len(sets))
+	wants := make([][][len(latencyQuantiles)]want, len(sets))
+	buckets := make([][][]latencyBucketEdges, len(sets))
+	needed := false
+	for k, set := range sets {
+		out[k] = make([]LatencyStats, len(set.hists))
+		wants[k] = make([][len(latencyQuantiles)]want, len(set.hists))
+		buckets[k] = make([][]latencyBucketEdges, len(set.hists))
+		for i, h := range set.hists {
+			st := &out[k][i]
+			st.Records, st.Max = h.total(), h.max
+			if st.Records <= 0 {
+				continue
+			}
+			for j, q := range latencyQuantiles {
+				target := q * st.Records
+				b, below := h.find(target)
+				w := want{bucket: -1, below: below, target: target}
+				if b > 0 {
+					w.bucket = slices.IndexFunc(buckets[k][i], func(e latencyBucketEdges) bool { return e.bucket == b })
+					if w.bucket < 0 {
+						w.bucket = len(buckets[k][i])
+						buckets[k][i] = append(buckets[k][i], latencyBucketEdges{bucket: b, lo: h.lower(b), hi: h.upper(b), edges: make([]latencyEdge, 0, 2*h.touching[b])})
+					}
+					needed = true
+				}
+				wants[k][i][j] = w
+			}
 		}
-		j := slices.IndexFunc(buckets, func(e latencyBucketEdges) bool { return e.bucket == i })
-		if j < 0 {
-			j = len(buckets)
-			buckets = append(buckets, latencyBucketEdges{bucket: i, lo: h.lower(i), hi: h.upper(i), edges: make([]latencyEdge, 0, 2*h.touching[i])})
-		}
-		want[k].bucket = j
 	}
-	bucketEdges(pieces, a, b, buckets)
-	for k, w := range want {
-		if w.bucket >= 0 {
-			e := &buckets[w.bucket]
-			*out[k] = min(sweepBucket(e.edges, e.lo, e.hi, w.below, w.target), st.Max)
+	if needed {
+		eachClip(pieces, sets, func(k, i int, c latencyPiece) {
+			if bs := buckets[k][i]; len(bs) > 0 {
+				addEdges(bs, c)
+			}
+		})
+	}
+	for k := range sets {
+		for i := range out[k] {
+			st := &out[k][i]
+			for j, p := range []*float64{&st.P50, &st.P99, &st.P999} {
+				if w := wants[k][i][j]; w.bucket >= 0 && st.Records > 0 {
+					e := &buckets[k][i][w.bucket]
+					if !e.sorted {
+						sortEdges(e.edges)
+						e.sorted = true
+					}
+					*p = min(sweepBucket(e.edges, e.lo, e.hi, w.below, w.target), st.Max)
+				}
+			}
+			// The edges are not needed once the window's quantiles are
+			// found.
+			buckets[k][i] = nil
 		}
 	}
-	return st
+	return out
 }
 
 // latencyBucketEdges are the edges of the latency density within one
-// histogram bucket (lo, hi], sorted.
+// histogram bucket (lo, hi], sorted once they are all collected.
 type latencyBucketEdges struct {
 	bucket int
 	lo, hi float64
 	edges  []latencyEdge
+	sorted bool
 }
 
-// bucketEdges collects, in one pass over the pieces, the edges each
-// bucket's sweep needs, and sorts them.
-func bucketEdges(pieces pieceChunks, a, b float64, buckets []latencyBucketEdges) {
-	if len(buckets) == 0 {
-		return
-	}
-	for _, chunk := range pieces {
-		for _, q := range chunk {
-			c, ok := q.clip(a, b)
-			if !ok {
-				continue
-			}
-			plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
-			for i := range buckets {
-				e := &buckets[i]
-				if phi <= e.lo || plo > e.hi {
-					continue
-				}
-				if phi-plo <= 1e-12*max(1, phi) {
-					e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
-					continue
-				}
-				d := c.mass / (phi - plo)
-				e.edges = append(e.edges, latencyEdge{x: max(plo, e.lo), density: d})
-				if phi <= e.hi {
-					e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
-				}
-			}
+// addEdges adds the edges of a piece's latency density to each bucket
+// it reaches into.
+func addEdges(buckets []latencyBucketEdges, c latencyPiece) {
+	plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
+	for i := range buckets {
+		e := &buckets[i]
+		if phi <= e.lo || plo > e.hi {
+			continue
+		}
+		if phi-plo <= 1e-12*max(1, phi) {
+			e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
+			continue
+		}
+		d := c.mass / (phi - plo)
+		e.edges = append(e.edges, latencyEdge{x: max(plo, e.lo), density: d})
+		if phi <= e.hi {
+			e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
 		}
 	}
-	for i := range buckets {
-		// A total order, so that the sums do not depend on the order
-		// events happened to produce the pieces in.
-		// (The numbers are never NaN, so plain comparisons order them as
-		// cmp.Compare would.)
-		slices.SortFunc(buckets[i].edges, func(p, q latencyEdge) int {
-			a, b := p.x, q.x
-			switch {
-			case p.x != q.x:
-			case p.atom != q.atom:
-				a, b = p.atom, q.atom
-			default:
-				a, b = p.density, q.density
-			}
-			switch {
-			case a < b:
-				return -1
-			case a > b:
-				return 1
-			}
-			return 0
-		})
-	}
+}
+
+// sortEdges sorts a bucket's edges in a total order, so that the sums do
+// not depend on the order events happened to produce the pieces in. (The
+// numbers are never NaN, so plain comparisons order them as cmp.Compare
+// would.)
+func sortEdges(edges []latencyEdge) {
+	slices.SortFunc(edges, func(p, q latencyEdge) int {
+		a, b := p.x, q.x
+		switch {
+		case p.x != q.x:
+		case p.atom != q.atom:
+			a, b = p.atom, q.atom
+		default:
+			a, b = p.density, q.density
+		}
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	})
 }
 
 // sweepBucket finds the latency x in (lo, hi] at which the records below
@@ -302,24 +388,6 @@ func (h *latencyHist) find(target float64) (int, float64) {
 	return last, cum - h.mass[last]
 }
 
-// quantile estimates the q-quantile by interpolating within the bucket it
-// falls in: exact at the bucket's bounds, for charts and episodes.
-func (h *latencyHist) quantile(q float64) float64 {
-	total := h.total()
-	if total <= 0 {
-		return 0
-	}
-	i, below := h.find(q * total)
-	if i == 0 {
-		return 0
-	}
-	lo, hi := h.lower(i), min(h.upper(i), h.max)
-	if hi <= lo {
-		return hi
-	}
-	return min(lo+(hi-lo)*(q*total-below)/h.mass[i], h.max)
-}
-
 // LatencyBucket is one bucket of the latency histogram: the records whose
 // latency lies in (Lower, Upper]; the first bucket holds latency 0 exactly.
 type LatencyBucket struct {
@@ -396,64 +464,36 @@ type LatencySeries struct {
 // latencySeriesSteps is how many points a latency chart has.
 const latencySeriesSteps = 120
 
-// latencyOverTime computes the latency series over [a, b].
-func latencyOverTime(pieces pieceChunks, a, b float64) LatencySeries {
-	s := LatencySeries{Times: []float64{}, P50: []float64{}, P99: []float64{}, Max: []float64{}}
+// latencySeriesBounds are the bounds of the latency chart's steps over
+// [a, b], none if the window is empty.
+func latencySeriesBounds(a, b float64) []float64 {
 	if b <= a {
-		return s
+		return nil
 	}
 	step := (b - a) / latencySeriesSteps
-	s.Step = step
 	bounds := make([]float64, latencySeriesSteps+1)
 	for i := range bounds {
 		bounds[i] = a + float64(i)*step
 	}
 	bounds[latencySeriesSteps] = b
-	for i, st := range latencyWindows(pieces, bounds) {
+	return bounds
+}
+
+// latencySeriesOf is the latency series of the steps with those bounds,
+// given each step's latency.
+func latencySeriesOf(bounds []float64, steps []LatencyStats) LatencySeries {
+	s := LatencySeries{Times: []float64{}, P50: []float64{}, P99: []float64{}, Max: []float64{}}
+	if len(bounds) < 2 {
+		return s
+	}
+	s.Step = (bounds[len(bounds)-1] - bounds[0]) / float64(len(bounds)-1)
+	for i, st := range steps {
 		s.Times = append(s.Times, bounds[i+1])
 		s.P50 = append(s.P50, st.P50)
 		s.P99 = append(s.P99, st.P99)
 		s.Max = append(s.Max, st.Max)
 	}
 	return s
-}
-
-// latencyWindows computes the latency of the records leaving in each
-// window [bounds[i], bounds[i+1]] (bounds ascending), from a histogram
-// per window: the maximum is exact, the percentiles are interpolated
-// within their 1-2-5 bucket. Each piece is cut only into the windows it
-// overlaps, and nothing is sorted.
-func latencyWindows(pieces pieceChunks, bounds []float64) []LatencyStats {
-	n := len(bounds) - 1
-	if n <= 0 {
-		return nil
-	}
-	hists := make([]*latencyHist, n)
-	for i := range hists {
-		hists[i] = newLatencyHist()
-	}
-	for _, chunk := range pieces {
-		for _, q := range chunk {
-			// The last window whose start is at or before the piece's start.
-			first := searchAtLeast(bounds, q.t0)
-			if first == len(bounds) || bounds[first] > q.t0 {
-				first--
-			}
-			for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
-				if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
-					hists[i].add(c)
-				}
-				if q.t1 == q.t0 {
-					break // an instant belongs to one window
-				}
-			}
-		}
-	}
-	out := make([]LatencyStats, n)
-	for i, h := range hists {
-		out[i] = LatencyStats{Records: h.total(), P50: h.quantile(0.5), P99: h.quantile(0.99), P999: h.quantile(0.999), Max: h.max}
-	}
-	return out
 }
 
 // pieceLog holds the pieces of a run in fixed-size chunks, so that a long
