@@ -128,8 +128,8 @@ func (w *world) result(series *Series) *Result {
 	for _, p := range w.procs {
 		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon), Utilisation: l.utilisation(p.idx)})
 	}
-	// The chart's steps and the episodes are measured in the same two
-	// passes over the pieces.
+	// The chart's steps and the episodes are measured in the same passes
+	// over the pieces.
 	steps, episodes := latencySeriesBounds(sec(l.windowStart), sec(horizon)), w.episodeBounds()
 	windows := latencyWindows(l.pieces.chunks, steps, episodes)
 	for i := range r.Convergence {

@@ -116,11 +116,19 @@ func TestLatencyWindowsClosedForm(t *testing.T) {
 // of the exact one (a quantile moves no further than the mass it is read
 // from); the maximum is read from the records' ends, the same up to
 // rounding.
+//
+// The second shape has hundreds of pieces per window, more than
+// latencySweepPieces, so the ranges are narrowed before the sweep.
 func TestLatencyWindowsOracle(t *testing.T) {
+	for _, shape := range []struct{ trials, most, cuts int }{{300, 8, 200}, {10, 2000, 10}} {
+		testLatencyWindowsOracle(t, shape.trials, shape.most, shape.cuts)
+	}
+}
+
+func testLatencyWindowsOracle(t *testing.T, trials, most, cuts int) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	const cuts = 200
-	for trial := range 300 {
-		pieces := randomPieces(rng, 8, func() (float64, float64) {
+	for trial := range trials {
+		pieces := randomPieces(rng, most, func() (float64, float64) {
 			t0 := float64(rng.IntN(10))
 			return t0, t0 + float64(rng.IntN(5))
 		})
