@@ -128,12 +128,17 @@ func (w *world) result(series *Series) *Result {
 	for _, p := range w.procs {
 		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon), Utilisation: l.utilisation(p.idx)})
 	}
-	episodes := w.episodeLatency()
+	// The chart's steps and the episodes are measured in the same passes
+	// over the pieces.
+	steps, episodes := latencySeriesBounds(sec(l.windowStart), sec(horizon)), w.episodeBounds()
+	windows := latencyWindows(l.pieces.chunks, steps, episodes)
 	for i := range r.Convergence {
-		r.Convergence[i].Latency = episodes[r.Convergence[i].At]
+		if j, ok := slices.BinarySearch(episodes, r.Convergence[i].At); ok && j < len(windows[1]) {
+			r.Convergence[i].Latency = windows[1][j]
+		}
 	}
 	r.LatencyHistogram = l.latencyHist(sec(l.windowStart), sec(horizon)).buckets()
-	r.Series.Latency = latencyOverTime(l.pieces.chunks, sec(l.windowStart), sec(horizon))
+	r.Series.Latency = latencySeriesOf(steps, windows[0])
 	r.WorstPartitions, r.HotPartitions = l.partitionReport()
 	r.DuplicatesByRebalance = w.duplicatesByRebalance()
 	r.Findings = append(r.Findings, l.findings...)
@@ -245,26 +250,21 @@ func (m *clientMetrics) named(horizon time.Duration) []NamedMetric {
 	return out
 }
 
-// episodeLatency computes the latency of each disturbance's episode,
-// keyed by its start: the records processed from the disturbance to the
-// next one that starts later (or the horizon). Disturbances at one
+// episodeBounds are the bounds of the disturbances' episodes: each runs
+// from a disturbance's start to the next one that starts later (or the
+// horizon), and covers the records processed then. Disturbances at one
 // instant share their episode.
-func (w *world) episodeLatency() map[float64]LatencyStats {
+func (w *world) episodeBounds() []float64 {
 	bounds := make([]float64, 0, len(w.disturbances)+1)
 	for _, d := range w.disturbances {
 		bounds = append(bounds, sec(d.start))
 	}
 	slices.Sort(bounds)
 	bounds = slices.Compact(bounds)
-	out := map[float64]LatencyStats{}
 	if len(bounds) == 0 {
-		return out
+		return bounds
 	}
-	bounds = append(bounds, max(sec(w.sc.Duration), bounds[len(bounds)-1]))
-	for i, st := range latencyWindows(w.ledger.pieces.chunks, bounds) {
-		out[bounds[i]] = st
-	}
-	return out
+	return append(bounds, max(sec(w.sc.Duration), bounds[len(bounds)-1]))
 }
 
 // duplicatesByRebalance attributes each release that left duplicates to

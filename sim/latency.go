@@ -78,135 +78,398 @@ type latencyEdge struct {
 // chunks of a pieceLog: they are read where they lie, never copied.
 type pieceChunks [][]latencyPiece
 
-// histOver spreads the records leaving within [a, b] over the histogram's
-// buckets.
-func histOver(pieces pieceChunks, a, b float64) *latencyHist {
-	h := newLatencyHist()
+// latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
+// ascending) and, once counted, the histogram of each window.
+type latencyWindowSet struct {
+	bounds []float64
+	hists  []*latencyHist
+}
+
+// eachClip calls fn with the part of every piece that leaves within each
+// window of each set. A piece is cut only into the windows it overlaps; an
+// instant belongs to one window, the one it starts (the last one if it
+// lies on the last bound: the records still waiting at the horizon).
+// want, if not nil, picks the windows to cut pieces into.
+func eachClip(pieces pieceChunks, sets []latencyWindowSet, want func(set, window int) bool, fn func(set, window int, c latencyPiece)) {
 	for _, chunk := range pieces {
 		for _, q := range chunk {
-			if c, ok := q.clip(a, b); ok {
-				h.add(c)
+			for k := range sets {
+				bounds := sets[k].bounds
+				n := len(bounds) - 1
+				if n <= 0 {
+					continue
+				}
+				// The last window whose start is at or before the piece's start.
+				first := searchAtLeast(bounds, q.t0)
+				if first == len(bounds) || bounds[first] > q.t0 {
+					first--
+				}
+				if q.t1 == q.t0 && first == n {
+					first = n - 1
+				}
+				for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
+					if want != nil && !want(k, i) {
+						// A window no search needs.
+					} else if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
+						fn(k, i, c)
+					}
+					if q.t1 == q.t0 {
+						break
+					}
+				}
 			}
 		}
 	}
-	return h
+}
+
+// countWindows fills in the histogram of every window of the sets, in one
+// pass over the pieces.
+func countWindows(pieces pieceChunks, sets []latencyWindowSet) {
+	for k := range sets {
+		sets[k].hists = make([]*latencyHist, max(len(sets[k].bounds)-1, 0))
+		for i := range sets[k].hists {
+			sets[k].hists[i] = newLatencyHist()
+		}
+	}
+	eachClip(pieces, sets, nil, func(k, i int, c latencyPiece) { sets[k].hists[i].add(c) })
+}
+
+// histOver spreads the records leaving within [a, b] over the histogram's
+// buckets.
+func histOver(pieces pieceChunks, a, b float64) *latencyHist {
+	sets := []latencyWindowSet{{bounds: []float64{a, b}}}
+	countWindows(pieces, sets)
+	return sets[0].hists[0]
 }
 
 // latencyOver computes the exact percentiles of the records leaving within
-// [a, b]. The latency distribution is a mixture of uniform distributions
-// (one per piece) and atoms, so its distribution function is piecewise
-// linear. The histogram finds the bucket each quantile falls in; only the
-// pieces reaching into those buckets are then swept, in order, to find the
-// quantile within its bucket. So the cost is two passes over the pieces
-// and a sort of the few that matter, not a sort of all of them.
+// [a, b].
 func latencyOver(pieces pieceChunks, a, b float64) LatencyStats {
 	return latencyFromHist(pieces, a, b, histOver(pieces, a, b))
 }
 
 // latencyFromHist is latencyOver given the histogram of [a, b].
 func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencyStats {
-	st := LatencyStats{Records: h.total(), Max: h.max}
-	if st.Records <= 0 {
-		return st
-	}
-	out := []*float64{&st.P50, &st.P99, &st.P999}
-	var buckets []latencyBucketEdges
-	var want [len(latencyQuantiles)]struct {
-		bucket        int // in buckets, -1 for latency 0 exactly
-		below, target float64
-	}
-	for k, q := range latencyQuantiles {
-		target := q * st.Records
-		i, below := h.find(target)
-		want[k].bucket, want[k].below, want[k].target = -1, below, target
-		if i == 0 {
-			continue
-		}
-		j := slices.IndexFunc(buckets, func(e latencyBucketEdges) bool { return e.bucket == i })
-		if j < 0 {
-			j = len(buckets)
-			buckets = append(buckets, latencyBucketEdges{bucket: i, lo: h.lower(i), hi: h.upper(i), edges: make([]latencyEdge, 0, 2*h.touching[i])})
-		}
-		want[k].bucket = j
-	}
-	bucketEdges(pieces, a, b, buckets)
-	for k, w := range want {
-		if w.bucket >= 0 {
-			e := &buckets[w.bucket]
-			*out[k] = min(sweepBucket(e.edges, e.lo, e.hi, w.below, w.target), st.Max)
-		}
-	}
-	return st
+	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}})[0][0]
 }
 
-// latencyBucketEdges are the edges of the latency density within one
-// histogram bucket (lo, hi], sorted.
+// latencyWindows computes the exact percentiles of the records leaving in
+// each window of each set, with each pass over the pieces serving every
+// window: one to count each window's histogram, a few to narrow its
+// quantiles' ranges, one to collect their edges.
+func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
+	sets := make([]latencyWindowSet, len(bounds))
+	for k, b := range bounds {
+		sets[k].bounds = b
+	}
+	countWindows(pieces, sets)
+	return windowLatency(pieces, sets)
+}
+
+// windowLatency computes the exact percentiles of each window of the sets,
+// given their histograms. Within a window the latency distribution is a
+// mixture of uniform distributions (one per piece) and atoms, so its
+// distribution function is piecewise linear. The histogram finds the
+// bucket each quantile falls in. While more than latencySweepPieces
+// pieces start or end in a quantile's range, a pass over the pieces counts the
+// records in equal parts of it and the range narrows to the part the
+// quantile falls in; then a last pass collects the edges of the density
+// within each range, which are sorted and swept to find the quantile. So
+// only a few pieces per quantile are ever held and sorted, however many
+// the run has: a long run has millions in one 1-2-5 bucket, often at one
+// latency (a partition kept at a constant delay).
+func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats {
+	out := make([][]LatencyStats, len(sets))
+	searches := make([][][]*quantileSearch, len(sets))
+	var all []*quantileSearch
+	for k, set := range sets {
+		out[k] = make([]LatencyStats, len(set.hists))
+		searches[k] = make([][]*quantileSearch, len(set.hists))
+		for i, h := range set.hists {
+			st := &out[k][i]
+			st.Records, st.Max = h.total(), h.max
+			if st.Records <= 0 {
+				continue
+			}
+			for j, q := range latencyQuantiles {
+				target := q * st.Records
+				b, below := h.find(target)
+				if b == 0 {
+					continue // latency 0 exactly
+				}
+				s := &quantileSearch{out: []*float64{&st.P50, &st.P99, &st.P999}[j], lo: h.lower(b), hi: min(h.upper(b), h.max), below: below, target: target, max: h.max}
+				s.narrow(h.ends[b])
+				searches[k][i] = append(searches[k][i], s)
+				all = append(all, s)
+			}
+		}
+	}
+	for {
+		counting := false
+		for _, s := range all {
+			if s.counting() {
+				s.counts()
+				counting = true
+			}
+		}
+		if !counting {
+			break
+		}
+		counts := func(k, i int) bool {
+			return slices.ContainsFunc(searches[k][i], func(s *quantileSearch) bool { return s.records != nil })
+		}
+		eachClip(pieces, sets, counts, func(k, i int, c latencyPiece) {
+			for _, s := range searches[k][i] {
+				if s.records != nil {
+					s.count(c)
+				}
+			}
+		})
+		for _, s := range all {
+			if s.records != nil {
+				s.counted()
+			}
+		}
+	}
+	sweeps := func(k, i int) bool {
+		return slices.ContainsFunc(searches[k][i], func(s *quantileSearch) bool { return s.sweep != nil })
+	}
+	if slices.ContainsFunc(all, func(s *quantileSearch) bool { return s.sweep != nil }) {
+		eachClip(pieces, sets, sweeps, func(k, i int, c latencyPiece) {
+			for _, s := range searches[k][i] {
+				if s.sweep != nil {
+					s.sweep.add(c)
+				}
+			}
+		})
+	}
+	for _, s := range all {
+		if e := s.sweep; e != nil {
+			*s.out = min(e.sweep(s.below, s.target), s.max)
+			s.sweep = nil
+		}
+	}
+	return out
+}
+
+// latencyResolution is the width of a range within which a quantile is
+// not looked for further: a nanosecond, the resolution of virtual time.
+// Latencies closer than that differ by the rounding of the float
+// accounting alone (a partition kept at a constant delay leaves millions
+// of pieces within it).
+const latencyResolution = 1e-9
+
+// latencySweepPieces is how many pieces may start or end in a quantile's
+// range for it to be found by sorting them (pieces covering it whole are
+// summed, not held); past it the range is narrowed first.
+const latencySweepPieces = 256
+
+// latencyPiecesPerPart is how many of the pieces' ends in a quantile's
+// range each of its parts gets at a narrowing, if they were spread
+// evenly: the range is cut into that many times fewer parts than ends, so
+// that one pass most often narrows it enough to sweep, and the
+// counts take a small fraction of the pieces' memory, within bounds.
+const (
+	latencyPiecesPerPart = 16
+	latencyPartsMin      = 32
+	latencyPartsMax      = 1 << 14
+)
+
+// quantileSearch narrows down the latency at which a window's records
+// reach target: the quantile lies in (lo, hi], below records at or under lo.
+type quantileSearch struct {
+	out           *float64
+	lo, hi, below float64
+	target, max   float64
+	settled       bool                // the quantile is written without a sweep
+	records       []float64           // per part, while counting
+	density       []float64           // where the density of pieces covering parts whole starts and ends, while counting
+	low, high     []float64           // the lowest and highest latency reached in each part, while counting
+	pieces        int                 // starting or ending in the range
+	ends          []int               // latencies at which pieces start or end (or atoms lie) in each part, while counting
+	sweep         *latencyBucketEdges // the edges to sort and sweep, once few enough
+}
+
+// counting reports whether the search needs another pass to narrow.
+func (s *quantileSearch) counting() bool { return s.sweep == nil && !s.settled }
+
+// narrow settles what to do with the range (lo, hi], in which n pieces
+// start or end: sweep it if n is small, or take hi if the range is down to
+// latencyResolution; else count again.
+func (s *quantileSearch) narrow(n int) {
+	s.pieces = n
+	switch {
+	case n <= latencySweepPieces:
+		s.sweep = &latencyBucketEdges{lo: s.lo, hi: s.hi}
+	case s.hi-s.lo <= latencyResolution:
+		*s.out = min(s.hi, s.max)
+		s.settled = true
+	}
+}
+
+// partLo is the lower bound of part j, and partLo(parts) the
+// range's upper.
+func (s *quantileSearch) partLo(j int) float64 {
+	n := len(s.records)
+	if j >= n {
+		return s.hi
+	}
+	return s.lo + (s.hi-s.lo)*float64(j)/float64(n)
+}
+
+// partOf is the part (partLo(j), partLo(j+1)] holding latency x, the
+// first or last for a latency beyond the range.
+func (s *quantileSearch) partOf(x float64) int {
+	n := len(s.records)
+	j := min(max(int((x-s.lo)/(s.hi-s.lo)*float64(n)), 0), n-1)
+	for j > 0 && x <= s.partLo(j) {
+		j--
+	}
+	for j < n-1 && x > s.partLo(j+1) {
+		j++
+	}
+	return j
+}
+
+// count adds a piece's records to the parts it reaches into, spread evenly
+// over its latency range as the histogram spreads them, and the lowest and
+// highest latency it reaches in them. The parts it covers whole are
+// marked by where its density starts and ends, so that a piece costs the
+// same however many parts it spans; total adds them up.
+func (s *quantileSearch) count(c latencyPiece) {
+	plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
+	if phi <= s.lo || plo > s.hi {
+		return
+	}
+	reach := func(j int, lo, hi float64) {
+		s.low[j], s.high[j] = min(s.low[j], lo), max(s.high[j], hi)
+	}
+	if phi-plo <= 1e-12*max(1, phi) {
+		j := s.partOf(phi)
+		s.records[j] += c.mass
+		s.ends[j]++
+		reach(j, phi, phi)
+		return
+	}
+	j0, j1 := s.partOf(max(plo, s.lo)), s.partOf(min(phi, s.hi))
+	if plo > s.lo {
+		s.ends[j0]++
+	}
+	if phi <= s.hi {
+		s.ends[j1]++
+	}
+	d := c.mass / (phi - plo)
+	lo, hi := max(plo, s.partLo(j0)), min(phi, s.partLo(j1+1))
+	if j0 == j1 {
+		s.records[j0] += d * (hi - lo)
+		reach(j0, lo, hi)
+		return
+	}
+	s.records[j0] += d * (s.partLo(j0+1) - lo)
+	s.records[j1] += d * (hi - s.partLo(j1))
+	reach(j0, lo, s.partLo(j0+1))
+	reach(j1, s.partLo(j1), hi)
+	s.density[j0+1] += d
+	s.density[j1] -= d
+}
+
+// total adds to each part the records of the pieces covering it whole.
+func (s *quantileSearch) total() {
+	d := 0.0
+	for j := range s.records {
+		d += s.density[j]
+		if d > 0 {
+			s.records[j] += d * (s.partLo(j+1) - s.partLo(j))
+			s.low[j], s.high[j] = s.partLo(j), s.partLo(j+1)
+		}
+	}
+}
+
+// counts makes the search count the records of its parts in the next pass.
+func (s *quantileSearch) counts() {
+	n := min(max(s.pieces/latencyPiecesPerPart, latencyPartsMin), latencyPartsMax)
+	s.records, s.density = make([]float64, n), make([]float64, n+1)
+	s.low, s.high = make([]float64, n), make([]float64, n)
+	for j := range n {
+		s.low[j], s.high[j] = math.Inf(1), math.Inf(-1)
+	}
+	s.ends = make([]int, n)
+}
+
+// counted narrows the search to the part its quantile falls in, and to
+// the latencies the records there reach: no record lies in the part below
+// the lowest latency a piece reaches in it, so below is unchanged.
+func (s *quantileSearch) counted() {
+	s.total()
+	j, below := findMass(s.records, s.target-s.below)
+	lo, hi := s.partLo(j), s.partLo(j+1)
+	s.lo, s.hi = max(lo, math.Nextafter(s.low[j], math.Inf(-1))), min(hi, s.high[j])
+	s.below += below
+	s.narrow(s.ends[j])
+	s.records, s.density, s.low, s.high, s.ends = nil, nil, nil, nil, nil
+}
+
+// latencyBucketEdges are the edges of the latency density within (lo, hi],
+// and the density at lo of the pieces reaching below it: a piece costs an
+// edge only where it starts or ends within the range.
 type latencyBucketEdges struct {
-	bucket int
 	lo, hi float64
+	base   float64
 	edges  []latencyEdge
 }
 
-// bucketEdges collects, in one pass over the pieces, the edges each
-// bucket's sweep needs, and sorts them.
-func bucketEdges(pieces pieceChunks, a, b float64, buckets []latencyBucketEdges) {
-	if len(buckets) == 0 {
+// add adds the edges of a piece's latency density within (lo, hi].
+func (e *latencyBucketEdges) add(c latencyPiece) {
+	plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
+	if phi <= e.lo || plo > e.hi {
 		return
 	}
-	for _, chunk := range pieces {
-		for _, q := range chunk {
-			c, ok := q.clip(a, b)
-			if !ok {
-				continue
-			}
-			plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
-			for i := range buckets {
-				e := &buckets[i]
-				if phi <= e.lo || plo > e.hi {
-					continue
-				}
-				if phi-plo <= 1e-12*max(1, phi) {
-					e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
-					continue
-				}
-				d := c.mass / (phi - plo)
-				e.edges = append(e.edges, latencyEdge{x: max(plo, e.lo), density: d})
-				if phi <= e.hi {
-					e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
-				}
-			}
-		}
+	if phi-plo <= 1e-12*max(1, phi) {
+		e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
+		return
 	}
-	for i := range buckets {
-		// A total order, so that the sums do not depend on the order
-		// events happened to produce the pieces in.
-		// (The numbers are never NaN, so plain comparisons order them as
-		// cmp.Compare would.)
-		slices.SortFunc(buckets[i].edges, func(p, q latencyEdge) int {
-			a, b := p.x, q.x
-			switch {
-			case p.x != q.x:
-			case p.atom != q.atom:
-				a, b = p.atom, q.atom
-			default:
-				a, b = p.density, q.density
-			}
-			switch {
-			case a < b:
-				return -1
-			case a > b:
-				return 1
-			}
-			return 0
-		})
+	d := c.mass / (phi - plo)
+	if plo <= e.lo {
+		e.base += d
+	} else {
+		e.edges = append(e.edges, latencyEdge{x: plo, density: d})
+	}
+	if phi <= e.hi {
+		e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
 	}
 }
 
-// sweepBucket finds the latency x in (lo, hi] at which the records below
-// x reach target, given that below records lie at or under lo and the
-// sorted edges of the density within the bucket.
-func sweepBucket(edges []latencyEdge, lo, hi, below, target float64) float64 {
-	cum, density, prev := below, 0.0, lo
+// sortEdges sorts a bucket's edges in a total order, so that the sums do
+// not depend on the order events happened to produce the pieces in. (The
+// numbers are never NaN, so plain comparisons order them as cmp.Compare
+// would.)
+func sortEdges(edges []latencyEdge) {
+	slices.SortFunc(edges, func(p, q latencyEdge) int {
+		a, b := p.x, q.x
+		switch {
+		case p.x != q.x:
+		case p.atom != q.atom:
+			a, b = p.atom, q.atom
+		default:
+			a, b = p.density, q.density
+		}
+		switch {
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	})
+}
+
+// sweep sorts the edges and finds the latency x in (lo, hi] at which the
+// records below x reach target, given that below records lie at or under
+// lo.
+func (e *latencyBucketEdges) sweep(below, target float64) float64 {
+	sortEdges(e.edges)
+	edges := e.edges
+	cum, density, prev := below, e.base, e.lo
 	for i := 0; i < len(edges); {
 		x := edges[i].x
 		if seg := density * (x - prev); seg > 0 {
@@ -225,7 +488,7 @@ func sweepBucket(edges []latencyEdge, lo, hi, below, target float64) float64 {
 		prev = x
 	}
 	if density > 0 {
-		return min(hi, prev+(target-cum)/density)
+		return min(e.hi, prev+(target-cum)/density)
 	}
 	return prev
 }
@@ -236,13 +499,13 @@ func sweepBucket(edges []latencyEdge, lo, hi, below, target float64) float64 {
 type latencyHist struct {
 	mass []float64
 	max  float64
-	// touching counts the pieces reaching into each bucket, to size a
-	// sweep's edges.
-	touching []int
+	// ends counts the latencies at which pieces start or end (or atoms
+	// lie) in each bucket: the edges a sweep of the bucket would hold.
+	ends []int
 }
 
 func newLatencyHist() *latencyHist {
-	return &latencyHist{mass: make([]float64, len(latencyBounds)+1), touching: make([]int, len(latencyBounds)+1)}
+	return &latencyHist{mass: make([]float64, len(latencyBounds)+1), ends: make([]int, len(latencyBounds)+1)}
 }
 
 // add spreads a piece's records evenly over its latency range, as they are.
@@ -251,11 +514,12 @@ func (h *latencyHist) add(c latencyPiece) {
 	h.max = max(h.max, hi)
 	if hi-lo <= 1e-12*max(1, hi) {
 		h.mass[bucketOf(hi)] += c.mass
-		h.touching[bucketOf(hi)]++
+		h.ends[bucketOf(hi)]++
 		return
 	}
+	h.ends[bucketOf(lo)]++
+	h.ends[bucketOf(hi)]++
 	for i := bucketOf(lo); i <= bucketOf(hi); i++ {
-		h.touching[i]++
 		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
 			h.mass[i] += c.mass * w / (hi - lo)
 		}
@@ -287,9 +551,16 @@ func (h *latencyHist) total() float64 {
 // find returns the bucket in which the records reach target, and the
 // records in the buckets before it.
 func (h *latencyHist) find(target float64) (int, float64) {
+	return findMass(h.mass, target)
+}
+
+// findMass returns the first index at which the records of mass reach
+// target (the last with records if they fall short of it by rounding), and
+// the records before it.
+func findMass(mass []float64, target float64) (int, float64) {
 	cum := 0.0
 	last := 0
-	for i, m := range h.mass {
+	for i, m := range mass {
 		if m <= 0 {
 			continue
 		}
@@ -299,25 +570,7 @@ func (h *latencyHist) find(target float64) (int, float64) {
 		cum += m
 		last = i
 	}
-	return last, cum - h.mass[last]
-}
-
-// quantile estimates the q-quantile by interpolating within the bucket it
-// falls in: exact at the bucket's bounds, for charts and episodes.
-func (h *latencyHist) quantile(q float64) float64 {
-	total := h.total()
-	if total <= 0 {
-		return 0
-	}
-	i, below := h.find(q * total)
-	if i == 0 {
-		return 0
-	}
-	lo, hi := h.lower(i), min(h.upper(i), h.max)
-	if hi <= lo {
-		return hi
-	}
-	return min(lo+(hi-lo)*(q*total-below)/h.mass[i], h.max)
+	return last, cum - mass[last]
 }
 
 // LatencyBucket is one bucket of the latency histogram: the records whose
@@ -396,64 +649,36 @@ type LatencySeries struct {
 // latencySeriesSteps is how many points a latency chart has.
 const latencySeriesSteps = 120
 
-// latencyOverTime computes the latency series over [a, b].
-func latencyOverTime(pieces pieceChunks, a, b float64) LatencySeries {
-	s := LatencySeries{Times: []float64{}, P50: []float64{}, P99: []float64{}, Max: []float64{}}
+// latencySeriesBounds are the bounds of the latency chart's steps over
+// [a, b], none if the window is empty.
+func latencySeriesBounds(a, b float64) []float64 {
 	if b <= a {
-		return s
+		return nil
 	}
 	step := (b - a) / latencySeriesSteps
-	s.Step = step
 	bounds := make([]float64, latencySeriesSteps+1)
 	for i := range bounds {
 		bounds[i] = a + float64(i)*step
 	}
 	bounds[latencySeriesSteps] = b
-	for i, st := range latencyWindows(pieces, bounds) {
+	return bounds
+}
+
+// latencySeriesOf is the latency series of the steps with those bounds,
+// given each step's latency.
+func latencySeriesOf(bounds []float64, steps []LatencyStats) LatencySeries {
+	s := LatencySeries{Times: []float64{}, P50: []float64{}, P99: []float64{}, Max: []float64{}}
+	if len(bounds) < 2 {
+		return s
+	}
+	s.Step = (bounds[len(bounds)-1] - bounds[0]) / float64(len(bounds)-1)
+	for i, st := range steps {
 		s.Times = append(s.Times, bounds[i+1])
 		s.P50 = append(s.P50, st.P50)
 		s.P99 = append(s.P99, st.P99)
 		s.Max = append(s.Max, st.Max)
 	}
 	return s
-}
-
-// latencyWindows computes the latency of the records leaving in each
-// window [bounds[i], bounds[i+1]] (bounds ascending), from a histogram
-// per window: the maximum is exact, the percentiles are interpolated
-// within their 1-2-5 bucket. Each piece is cut only into the windows it
-// overlaps, and nothing is sorted.
-func latencyWindows(pieces pieceChunks, bounds []float64) []LatencyStats {
-	n := len(bounds) - 1
-	if n <= 0 {
-		return nil
-	}
-	hists := make([]*latencyHist, n)
-	for i := range hists {
-		hists[i] = newLatencyHist()
-	}
-	for _, chunk := range pieces {
-		for _, q := range chunk {
-			// The last window whose start is at or before the piece's start.
-			first := searchAtLeast(bounds, q.t0)
-			if first == len(bounds) || bounds[first] > q.t0 {
-				first--
-			}
-			for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
-				if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
-					hists[i].add(c)
-				}
-				if q.t1 == q.t0 {
-					break // an instant belongs to one window
-				}
-			}
-		}
-	}
-	out := make([]LatencyStats, n)
-	for i, h := range hists {
-		out[i] = LatencyStats{Records: h.total(), P50: h.quantile(0.5), P99: h.quantile(0.99), P999: h.quantile(0.999), Max: h.max}
-	}
-	return out
 }
 
 // pieceLog holds the pieces of a run in fixed-size chunks, so that a long
