@@ -49,27 +49,6 @@ func observe(f *File, models sim.Models, p string) (*observation, error) {
 	return o, nil
 }
 
-// traceRecord is the part of a line of the run's JSONL trace (sim's
-// RunOptions.Trace, the file `rebalsim run --trace` writes) that the
-// observation reads.
-type traceRecord struct {
-	T     float64   `json:"t"`
-	Event string    `json:"ev"`
-	From  *endpoint `json:"from"`
-	To    *endpoint `json:"to"`
-	Msg   string    `json:"msg"`
-	Body  struct {
-		Error      string           `json:"error"`
-		Assignment map[string][]int `json:"assignment"`
-	} `json:"body"`
-	Member string `json:"member"`
-	Detail string `json:"detail"`
-}
-
-type endpoint struct {
-	Process string `json:"process"`
-}
-
 // joinWait is a JoinGroup a member sent, from Sent until End (its
 // answer, its timeout or the end of the process; +Inf if none), and
 // whether a network partition dropped it or its answer.
@@ -118,7 +97,7 @@ func (o *observation) Write(p []byte) (int, error) {
 		if i < 0 {
 			return len(p), nil
 		}
-		var r traceRecord
+		var r sim.TraceRecord
 		if err := json.Unmarshal(o.buf[:i], &r); err != nil && o.err == nil {
 			o.err = err
 		}
@@ -128,7 +107,7 @@ func (o *observation) Write(p []byte) (int, error) {
 }
 
 // record folds one trace record into the observation.
-func (o *observation) record(r traceRecord) {
+func (o *observation) record(r sim.TraceRecord) {
 	from, to := "", ""
 	if r.From != nil {
 		from = r.From.Process
@@ -136,6 +115,7 @@ func (o *observation) record(r traceRecord) {
 	if r.To != nil {
 		to = r.To.Process
 	}
+	assignment, synced := syncAssignment(r.Body)
 	switch {
 	case r.Event == "send" && r.Msg == "JoinGroup":
 		o.endJoin(from, r.T)
@@ -151,8 +131,8 @@ func (o *observation) record(r traceRecord) {
 	case r.Event == "process_start":
 		o.endJoin(r.Member, r.T)
 		o.starts[r.Member] = append(o.starts[r.Member], r.T)
-	case r.Event == "send" && r.Msg == "SyncGroupResponse" && r.Body.Error == "NONE":
-		o.syncs[to] = append(o.syncs[to], syncAnswer{Sent: r.T, Partitions: partitionNames(r.Body.Assignment)})
+	case r.Event == "send" && r.Msg == "SyncGroupResponse" && synced:
+		o.syncs[to] = append(o.syncs[to], syncAnswer{Sent: r.T, Partitions: assignment})
 	case r.Event == "callback_end" && strings.HasPrefix(r.Detail, "revoked ["):
 		list := strings.TrimSuffix(strings.TrimPrefix(r.Detail, "revoked ["), "]")
 		o.revocations[r.Member] = append(o.revocations[r.Member], revocation{End: r.T, Partitions: strings.Fields(list)})
@@ -175,16 +155,26 @@ func (o *observation) loseJoin(m string) {
 	}
 }
 
-// partitionNames lists an assignment as topic-index names, sorted.
-func partitionNames(a map[string][]int) []string {
+// syncAssignment reads a traced message body, as JSON decodes it, as a
+// SyncGroupResponse: whether it is a successful one (error NONE), and
+// then its assignment as topic-index names, sorted.
+func syncAssignment(body any) ([]string, bool) {
+	b, _ := body.(map[string]any)
+	if b["error"] != "NONE" {
+		return nil, false
+	}
+	a, _ := b["assignment"].(map[string]any)
 	var out []string
 	for topic, ps := range a {
-		for _, p := range ps {
-			out = append(out, fmt.Sprintf("%s-%d", topic, p))
+		list, _ := ps.([]any)
+		for _, p := range list {
+			if n, ok := p.(float64); ok {
+				out = append(out, fmt.Sprintf("%s-%d", topic, int(n)))
+			}
 		}
 	}
 	slices.Sort(out)
-	return out
+	return out, true
 }
 
 // annotate fills f's LostJoins, Revoking and Conversions from o.
