@@ -125,7 +125,10 @@ func hazards() []hazard {
 			// timeout (handleTimedOutRequests), not at once with a
 			// DisconnectException, and the heartbeat thread sends nothing
 			// while the member has not joined (HeartbeatThread.run,
-			// MemberState.hasNotJoinedGroup). Meanwhile the group is
+			// MemberState.hasNotJoinedGroup). (The model's partition drops
+			// messages; over TCP an answer is lost so when the broker's end
+			// of the connection goes during the partition while the client,
+			// sending nothing, does not notice.) Meanwhile the group is
 			// upgraded (the member keeps a partition with a pending
 			// revocation), downgraded (ClassicGroup.fromConsumerGroup
 			// gives it its target, without that partition) and upgraded
