@@ -2,6 +2,10 @@ package sim
 
 import "encoding/json"
 
+// TraceRecord is one line of the JSONL trace that RunOptions.Trace
+// receives (the file `rebalsim run --trace` writes), for readers of it.
+type TraceRecord = traceRecord
+
 type traceRecord struct {
 	T      float64   `json:"t"`
 	Event  string    `json:"ev"`

@@ -95,14 +95,14 @@ func TestClassifyClassicStaticHazards(t *testing.T) {
 	}
 }
 
-// TestMigrationSignatures: the two migration hazards and the open
-// defect take their own mechanism only; a double ownership of the same
-// broad shape with another mechanism is a new defect ("").
+// TestMigrationSignatures: the migration hazards take their own
+// mechanism only; a double ownership of the same broad shape with
+// another mechanism is a defect (""), and no defect is a known one any
+// more.
 func TestMigrationSignatures(t *testing.T) {
 	const (
 		lostRevocation = "classic member's pending revocation lost across an online downgrade and upgrade (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)"
 		zombieRejoin   = "classic member removed while away rejoined a consumer group with its old member id (GroupMetadataManager.classicGroupJoinToConsumerGroup re-creates it)"
-		upgrade        = "double ownership between a classic and a consumer-protocol member after an online upgrade"
 	)
 	// The shape of seed 51: c1 restarts onto the consumer protocol at
 	// 20s for 19.6s and is restarted again at 47.4s (the downgrade, then
@@ -116,44 +116,113 @@ func TestMigrationSignatures(t *testing.T) {
 		},
 	}
 	// The shape of seed 409: classic c11 is cut off from 48.6s for
-	// 45.7s; c1 restarts onto the consumer protocol at 88.4s.
+	// 45.7s; c1 restarts onto the consumer protocol at 88.4s (the group
+	// is upgraded at 91.5s), again at 115.2s (downgraded then, upgraded
+	// at 120.8s when it is back); c13 stays classic.
 	upgraded := &Spec{
-		Members: []Member{{ID: "c1"}, {ID: "c11"}},
+		Members: []Member{{ID: "c1"}, {ID: "c11"}, {ID: "c13"}},
 		Events: []Event{
 			{At: 48645 * time.Millisecond, Kind: "network_partition", Members: []string{"c11"}, For: 45749 * time.Millisecond},
 			{At: 88368 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c1"}, Interval: 15 * time.Second, For: 3 * time.Second, Set: Settings{GroupProtocol: "consumer"}},
 		},
 	}
+	// What seed 409's trace shows: c11 sent a JoinGroup at 36.1s whose
+	// answer the partition dropped, and waits for it until 341s.
+	conversions := []Conversion{{91.505, "consumer"}, {115.19, "classic"}, {120.827, "consumer"}}
+	lost := []Since{{Member: "c11", At: 36.128}}
+	// The shape of seed 38: c3 restarts onto the consumer protocol at
+	// 53.974s for 2.572s; its first heartbeat upgrades the group at
+	// 56.547s; classic c5 was sent an assignment without t2-1 at 56.015s
+	// and revokes it until 56.777s.
+	revoking := &Spec{
+		Members: []Member{{ID: "c1"}, {ID: "c3"}, {ID: "c5"}},
+		Events:  []Event{{At: 53974 * time.Millisecond, Kind: "restart", Members: []string{"c3"}, For: 2572 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}}},
+	}
+	upgrade := []Conversion{{56.547, "consumer"}}
+	inRevocation := []Since{{Member: "c5", At: 56.015}}
 	plain := &Spec{Members: []Member{{ID: "c1"}, {ID: "c2", Settings: Settings{Static: true}}}}
 	double := func(at float64, zombies []string, members ...string) Failure {
 		return Failure{Class: Safety, Protocol: "cooperative", Key: "double_ownership", Members: members, At: at, Zombies: zombies}
 	}
+	observed := func(f Failure, lost, revoking []Since, cs []Conversion) Failure {
+		f.LostJoins, f.Revoking, f.Conversions = lost, revoking, cs
+		return f
+	}
 	for _, tc := range []struct {
-		name         string
-		spec         *Spec
-		f            Failure
-		hazard, want string
+		name   string
+		spec   *Spec
+		f      Failure
+		hazard string
 	}{
 		// 50.6s: c1 is back on the consumer protocol, c3 still stalled.
-		{"frozen classic owner after the bounce", bounce, double(50.6, nil, "c3", "c1"), lostRevocation, ""},
+		{"frozen classic owner after the bounce", bounce, double(50.6, nil, "c3", "c1"), lostRevocation},
 		// 120s: the stall is over; nothing explains it.
-		{"classic owner no longer frozen", bounce, double(120, nil, "c3", "c1"), "", upgrade},
+		{"classic owner no longer frozen", bounce, double(120, nil, "c3", "c1"), ""},
 		// c11 was a zombie before the finding: it rejoined with its old id.
-		{"zombie classic owner rejoins", upgraded, double(120.9, []string{"c11"}, "c11", "c1"), zombieRejoin, ""},
+		{"zombie classic owner rejoins", upgraded, double(120.9, []string{"c11"}, "c11", "c1"), zombieRejoin},
 		// The zombie is the consumer-protocol member: not the classic path.
-		{"zombie on the consumer protocol", upgraded, double(120.9, []string{"c1"}, "c11", "c1"), "", upgrade},
-		// Seed 409 itself: c11 is back from its cut at 94.4s and no zombie.
-		{"classic and consumer owners after an upgrade", upgraded, double(120.9, nil, "c11", "c1"), "", upgrade},
+		{"zombie on the consumer protocol", upgraded, double(120.9, []string{"c1"}, "c11", "c1"), ""},
+		// Seed 409 itself: c11 is back from its cut at 94.4s, no zombie,
+		// and without the trace nothing explains it.
+		{"classic and consumer owners after an upgrade, unobserved", upgraded, double(120.9, nil, "c11", "c1"), ""},
+		// With the trace: c11 awaits its lost JoinGroup across the
+		// downgrade and the upgrade.
+		{"owner waits on a lost JoinGroup across a downgrade and upgrade", upgraded, observed(double(120.9, nil, "c11", "c1"), lost, nil, conversions), lostJoinRevocation},
+		// The upgraded group's target may give the partition to a
+		// classic member too (seed 409's c13).
+		{"lost JoinGroup, the new owner classic", upgraded, observed(double(120.96, nil, "c11", "c13"), lost, nil, conversions), lostJoinRevocation},
+		// Near misses: an upgrade but no downgrade after the JoinGroup
+		// went out (the pending revocation was never forgotten) ...
+		{"lost JoinGroup, no downgrade after it", upgraded, observed(double(100, nil, "c11", "c1"), lost, nil, conversions[:1]), ""},
+		// ... the downgrade and upgrade came before the JoinGroup ...
+		{"lost JoinGroup sent after the conversions", upgraded, observed(double(130, nil, "c11", "c1"), []Since{{Member: "c11", At: 125}}, nil, conversions), ""},
+		// ... or the member waiting is the consumer-protocol one.
+		{"lost JoinGroup of the consumer-protocol owner", upgraded, observed(double(120.9, nil, "c11", "c1"), []Since{{Member: "c1", At: 36.128}}, nil, conversions), ""},
+		// Seed 38: c5 is revoking t2-1 when the group is upgraded and c3,
+		// on the consumer protocol, is given it.
+		{"owner revoking when the group is upgraded", revoking, observed(double(56.548, nil, "c5", "c3"), nil, inRevocation, upgrade), revokingAtUpgrade},
+		// Near misses: the assignment came after the upgrade (the
+		// consumer group knew of the revocation) ...
+		{"revoking, the assignment after the upgrade", revoking, observed(double(56.9, nil, "c5", "c3"), nil, []Since{{Member: "c5", At: 56.6}}, upgrade), ""},
+		// ... no upgrade at all ...
+		{"revoking, no upgrade", revoking, observed(double(56.548, nil, "c5", "c3"), nil, inRevocation, nil), ""},
+		// ... or both owners classic (the classic protocol never gives
+		// a partition on before its revocation).
+		{"revoking, the other owner classic", revoking, observed(double(56.548, nil, "c5", "c1"), nil, inRevocation, upgrade), ""},
 		// Before 88.4s c1 is classic too: two classic owners are new.
-		{"two classic owners in a migrating group", upgraded, double(60, nil, "c11", "c1"), "", ""},
-		{"static member, no migration, not frozen", plain, double(60, nil, "c1", "c2"), "", ""},
-		{"stuck group", plain, Failure{Class: Liveness, Protocol: "eager", Key: "not_converged:members", Members: []string{"c1"}}, "", ""},
+		{"two classic owners in a migrating group", upgraded, double(60, nil, "c11", "c1"), ""},
+		{"static member, no migration, not frozen", plain, double(60, nil, "c1", "c2"), ""},
+		{"stuck group", plain, Failure{Class: Liveness, Protocol: "eager", Key: "not_converged:members", Members: []string{"c1"}}, ""},
 	} {
 		if got := Classify(tc.spec, tc.f, nil); got != tc.hazard {
 			t.Errorf("%s: hazard %q, want %q", tc.name, got, tc.hazard)
 		}
-		if got := KnownDefect(tc.spec, tc.f); tc.hazard == "" && got != tc.want {
-			t.Errorf("%s: known %q, want %q", tc.name, got, tc.want)
+		if got := KnownDefect(tc.spec, tc.f); got != "" {
+			t.Errorf("%s: known defect %q, want none (none is open)", tc.name, got)
+		}
+	}
+}
+
+// TestClassicAtRollingRestartTurn: a rolling restart moves each member
+// onto its new protocol at its own turn, not at the event's start.
+func TestClassicAtRollingRestartTurn(t *testing.T) {
+	// Seed 409: c1, c7 and c16 are restarted onto the consumer protocol
+	// 17.562s apart from 115.181s, so c16's turn is at 150.305s.
+	s := &Spec{
+		Members: []Member{{ID: "c1"}, {ID: "c7"}, {ID: "c16"}},
+		Events:  []Event{{At: 115181 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c1", "c7", "c16"}, Interval: 17562 * time.Millisecond, For: 5645 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}}},
+	}
+	for _, tc := range []struct {
+		member  string
+		at      float64
+		classic bool
+	}{
+		{"c1", 115.2, false},
+		{"c16", 121, true},
+		{"c16", 150.305, false},
+	} {
+		if got := classicAt(s, tc.member, tc.at); got != tc.classic {
+			t.Errorf("%s at %gs: classic %v, want %v", tc.member, tc.at, got, tc.classic)
 		}
 	}
 }

@@ -53,6 +53,17 @@ type Failure struct {
 	// already found processing after the coordinator fenced or removed
 	// them (sim's zombie_processing), at or before At.
 	Zombies []string
+	// LostJoins, Revoking and Conversions are what the run's trace shows
+	// at a finding that needs it (see needsObservation), nil otherwise:
+	// the members of the finding still waiting at At for the answer to a
+	// JoinGroup a network partition dropped, since they sent it; the
+	// members of the finding whose newest classic assignment, sent
+	// before At, leaves its partitions out and who revoke them after At,
+	// since that assignment was sent; and the group's conversions
+	// between the protocols up to At.
+	LostJoins   []Since
+	Revoking    []Since
+	Conversions []Conversion
 }
 
 func (f Failure) String() string {
@@ -165,9 +176,20 @@ func Judge(s *Spec, f *File, models sim.Models) []Failure {
 			continue
 		}
 		found := judgeRun(st, r)
+		var o *observation
 		for i := range found {
 			found[i].Protocol = p
 			found[i].Hazard = Classify(s, found[i], found)
+			if needsObservation(s, found[i]) {
+				if o == nil {
+					if o, err = observe(f, models, p); err != nil {
+						out = append(out, Failure{Class: Invalid, Protocol: p, Detail: err.Error()})
+						o = newObservation()
+					}
+				}
+				o.annotate(&found[i])
+				found[i].Hazard = Classify(s, found[i], found)
+			}
 			if found[i].Hazard == "" {
 				found[i].Known = KnownDefect(s, found[i])
 			}
