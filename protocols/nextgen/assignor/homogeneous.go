@@ -45,7 +45,7 @@ import (
 //     has not claimed an extra while extras are still left then;
 //   - before dealing, the extras still unclaimed go to the last unfilled
 //     members, one each, walking the queue backwards.
-func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) ([]kafka.Assignment, error) {
+func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) (*GroupAssignment, error) {
 	subscribed := make([]bool, len(ti.names))
 	anySubscribed := false
 	for _, name := range members[0].Topics {
@@ -55,7 +55,7 @@ func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) 
 		}
 	}
 	if !anySubscribed {
-		return emptyAssignments(members), nil
+		return newGroupAssignment(ti, len(members)), nil
 	}
 
 	b := homogeneousBuilder{members: members, ti: ti, subscribed: subscribed, extraToAnyMember: extraToAnyMember}
@@ -130,7 +130,7 @@ type homogeneousBuilder struct {
 	keptList   []int32
 	unassigned []int32
 
-	out []kafka.Assignment
+	out *GroupAssignment
 	// changing lists the members whose target is not settled by the
 	// keeping pass, in GroupSpec order, with their share of the unassigned
 	// list once dealt.
@@ -149,6 +149,9 @@ type changingMember struct {
 	// keptList[keptFrom:keptFrom+kept] is what the member kept of its
 	// current target.
 	keptFrom, kept int32
+	// merge: the member's target is what it kept and was dealt, sorted,
+	// not just its share of the unassigned list (see assignments).
+	merge bool
 }
 
 // keepWithinQuota visits the members in GroupSpec order: each gets its
@@ -166,7 +169,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 	minQuota := b.total / numMembers
 	extra := b.total % numMembers
 	b.claimed = newClaimedSet(b.ti.total())
-	b.out = make([]kafka.Assignment, numMembers)
+	b.out = newGroupAssignment(b.ti, numMembers)
 	// Every member without a target changes: in a full assignment that is
 	// all of them, whom appending one by one would copy over and over.
 	fresh := 0
@@ -292,7 +295,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		}
 		// Settled: what it kept is its current target, no list needed.
 		b.keptList = b.keptList[:keptFrom]
-		b.out[m] = current
+		b.out.keep(m, current)
 	}
 	if b.extraToAnyMember {
 		// The extras nobody kept go to the last unfilled members.
@@ -385,58 +388,41 @@ func (b *homogeneousBuilder) deal() {
 // come back to it in the deal), in which case it keeps its map, as
 // buildAssignments decides.
 //
-// The changing members' lists are cut from one array, not one each as
-// buildAssignments does: in a full assignment that is every member, and
-// one allocation instead of thousands is most of the difference. The array
-// lives as long as any of those members keeps its target, which holds at
-// most the partitions that changed hands in this one call.
-func (b *homogeneousBuilder) assignments() []kafka.Assignment {
-	// Kept and dealt partitions are distinct (a dealt one was nobody's or
-	// released), so this is the size of the changing members' targets.
+// A member that kept nothing and was dealt an ascending run (in a full
+// assignment, every member) has that run of the unassigned list as its
+// target, without a copy; the others' are merged after the unassigned
+// list, which grows once to hold them, not into one array each.
+func (b *homogeneousBuilder) assignments() *GroupAssignment {
 	size := 0
-	for _, c := range b.changing {
-		size += int(c.kept) + int(c.to-c.from)
+	for i := range b.changing {
+		c := &b.changing[i]
+		if c.kept > 0 || !slices.IsSorted(b.unassigned[c.from:c.to]) {
+			c.merge = true
+			size += int(c.kept) + int(c.to-c.from)
+		}
 	}
-	slab := make([]int32, size)
-	var scratch, topicOf []int32
+	// The merged lists follow the unassigned list in one array.
+	parts := b.unassigned
+	if size > 0 {
+		parts = slices.Grow(parts, size)
+	}
 	for _, c := range b.changing {
 		m := int(c.member)
-		cur := b.members[m].Current
-		// gs: the member's new partitions as global indices, ascending.
-		// A member that kept nothing has its share of the unassigned list,
-		// ascending unless it holds released partitions.
-		gs := b.unassigned[c.from:c.to]
-		if c.kept > 0 || !slices.IsSorted(gs) {
-			gs = b.keptAndDealt(scratch[:0], c)
-			scratch = gs
+		// parts[from:to]: the member's new partitions as global indices,
+		// ascending.
+		from, to := int(c.from), int(c.to)
+		if c.merge {
+			from = len(parts)
+			parts = b.keptAndDealt(parts, c)
+			to = len(parts)
 		}
-
-		// Global indices ascend with (topic, partition): find the first
-		// one's topic, then walk the topics along with them.
-		parts := slab[:len(gs):len(gs)]
-		topicOf = topicOf[:0]
-		runs := 0
-		t := 0
-		if len(gs) > 0 {
-			t = b.ti.topicOf(gs[0])
-		}
-		for i, g := range gs {
-			for int(g) >= b.ti.offset[t+1] {
-				t++
-			}
-			if i == 0 || topicOf[i-1] != int32(t) {
-				runs++
-			}
-			parts[i] = g - int32(b.ti.offset[t])
-			topicOf = append(topicOf, int32(t))
-		}
-		if cur != nil && sameRuns(cur, runs, b.ti, parts, topicOf) {
-			b.out[m] = cur
+		if cur := b.members[m].Current; cur != nil && b.ti.sameAsGlobal(cur, parts[from:to]) {
+			b.out.keep(m, cur)
 			continue
 		}
-		slab = slab[len(gs):]
-		b.out[m] = newAssignment(b.ti, runs, parts, topicOf)
+		b.out.set(m, from, to)
 	}
+	b.out.parts = parts
 	return b.out
 }
 
@@ -446,10 +432,11 @@ func (b *homogeneousBuilder) assignments() []kafka.Assignment {
 // and what is dealt was nobody's or released by another member (one that
 // releases has filled its quota and is dealt nothing).
 func (b *homogeneousBuilder) keptAndDealt(buf []int32, c changingMember) []int32 {
+	from := len(buf)
 	buf = append(buf, b.keptList[c.keptFrom:c.keptFrom+c.kept]...)
 	buf = append(buf, b.unassigned[c.from:c.to]...)
-	if !slices.IsSorted(buf) {
-		slices.Sort(buf)
+	if mine := buf[from:]; !slices.IsSorted(mine) {
+		slices.Sort(mine)
 	}
 	return buf
 }

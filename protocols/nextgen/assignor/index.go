@@ -186,64 +186,18 @@ func byID(members []Member, each []kafka.Assignment) (map[string]kafka.Assignmen
 	return out, nil
 }
 
-// sameRuns tells whether current holds exactly the partitions parts (of
-// topics topicOf, in runs runs of one topic each, ascending).
-func sameRuns(current kafka.Assignment, runs int, ti *topicIndex, parts, topicOf []int32) bool {
-	if len(current) == 0 {
-		return runs == 0
-	}
-	held := 0
-	for _, ps := range current {
-		if len(ps) > 0 {
-			held++
-		}
-	}
-	if held != runs {
-		return false
-	}
-	for i := 0; i < len(parts); {
-		j := i + 1
-		for j < len(parts) && topicOf[j] == topicOf[i] {
-			j++
-		}
-		if !slices.Equal(current[ti.names[topicOf[i]]], parts[i:j]) {
-			return false
-		}
-		i = j
-	}
-	return true
-}
-
-// emptyAssignments gives every member an empty assignment. Kafka returns an
-// empty GroupAssignment when nobody subscribes to an existing topic and the
-// coordinator then reads each member's target as Assignment.EMPTY; rebalsim
-// spells that out so callers always find every member in the result.
-func emptyAssignments(members []Member) []kafka.Assignment {
-	out := make([]kafka.Assignment, len(members))
-	for i := range out {
-		out[i] = kafka.Assignment{}
-	}
-	return out
-}
-
 // buildAssignments turns a flat owner slice (global partition index → member
-// index, or a negative value for "nobody") into one kafka.Assignment per
-// member, in member order. A counting sort lays the partitions out member
-// by member, so each member's partitions of a topic are a sorted run.
+// index, or a negative value for "nobody") into the result, in member
+// order. A counting sort lays the partitions out member by member, each
+// member's ascending.
 //
-// A member whose new assignment equals its current one gets the current map
-// itself: in a large group most members keep what they had (often nothing),
-// and the coordinator treats targets as read-only. Every other member gets
-// its partitions in one array of its own, each topic's list a sub-slice of
-// it with its capacity clipped so that appending to one cannot overwrite
-// the next. One array per member, not one for the whole group, because a
-// kept assignment keeps its array alive: sharing one would keep a copy of
-// every partition alive per recomputation (hundreds of MB for a
-// 100,000-partition group through a rolling restart).
-func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.Assignment {
+// A member whose new assignment equals its current one keeps the current
+// map itself: in a large group most members keep what they had (often
+// nothing), and the coordinator treats targets as read-only.
+func buildAssignments(members []Member, ti *topicIndex, owner []int32) *GroupAssignment {
 	nm := len(members)
 	// next[m] starts as the count of member m's partitions and becomes the
-	// write position of member m in the sorted arrays; start[m] keeps
+	// write position of member m in the sorted array; start[m] keeps
 	// where member m's partitions begin. One allocation holds both: a
 	// large group recomputes its target on every join.
 	positions := make([]int32, 2*(nm+1))
@@ -257,53 +211,23 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.A
 		next[m] += next[m-1]
 	}
 	copy(start, next)
-	assigned := start[nm]
-	parts := make([]int32, assigned)
-	topicOf := make([]int32, assigned)
-	for t := range ti.names {
-		base := ti.offset[t]
-		for p := int32(0); p < ti.counts[t]; p++ {
-			m := owner[base+int(p)]
-			if m < 0 {
-				continue
-			}
-			i := next[m]
-			parts[i] = p
-			topicOf[i] = int32(t)
-			next[m] = i + 1
-		}
-	}
-	out := make([]kafka.Assignment, nm)
-	for m := 0; m < nm; m++ {
-		lo, hi := start[m], start[m+1]
-		runs := 0
-		for i := lo; i < hi; i++ {
-			if i == lo || topicOf[i] != topicOf[i-1] {
-				runs++
-			}
-		}
-		if cur := members[m].Current; cur != nil && sameRuns(cur, runs, ti, parts[lo:hi], topicOf[lo:hi]) {
-			out[m] = cur
+	parts := make([]int32, start[nm])
+	for g, m := range owner {
+		if m < 0 {
 			continue
 		}
-		out[m] = newAssignment(ti, runs, slices.Clone(parts[lo:hi]), topicOf[lo:hi])
+		parts[next[m]] = int32(g)
+		next[m]++
+	}
+	out := newGroupAssignment(ti, nm)
+	out.parts = parts
+	for m := 0; m < nm; m++ {
+		lo, hi := int(start[m]), int(start[m+1])
+		if cur := members[m].Current; cur != nil && ti.sameAsGlobal(cur, parts[lo:hi]) {
+			out.keep(m, cur)
+			continue
+		}
+		out.set(m, lo, hi)
 	}
 	return out
-}
-
-// newAssignment makes the assignment of partitions own (of topics
-// topicOf, in runs runs of one topic each, ascending): each topic's list
-// is a sub-slice of own with its capacity clipped so that appending to one
-// cannot overwrite the next, so own must be the caller's to give away.
-func newAssignment(ti *topicIndex, runs int, own, topicOf []int32) kafka.Assignment {
-	a := make(kafka.Assignment, runs)
-	for i := 0; i < len(own); {
-		j := i + 1
-		for j < len(own) && topicOf[j] == topicOf[i] {
-			j++
-		}
-		a[ti.names[topicOf[i]]] = own[i:j:j]
-		i = j
-	}
-	return a
 }
