@@ -132,7 +132,7 @@ func AssignGroup(a Assignor, spec GroupSpec, topics []kafka.Topic) (*GroupAssign
 	if err != nil {
 		return nil, err
 	}
-	r := &GroupAssignment{given: make([]kafka.Assignment, len(spec.Members)), span: make([]span, len(spec.Members))}
+	r := &GroupAssignment{n: len(spec.Members), given: make([]kafka.Assignment, len(spec.Members))}
 	for i := range spec.Members {
 		if t := byID[spec.Members[i].ID]; t != nil {
 			r.given[i] = t
@@ -152,5 +152,5 @@ func AssignEach(a Assignor, spec GroupSpec, topics []kafka.Topic) ([]kafka.Assig
 	if err != nil {
 		return nil, err
 	}
-	return r.Each(), nil
+	return r.Each(spec.Members), nil
 }

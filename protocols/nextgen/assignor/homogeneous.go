@@ -48,10 +48,12 @@ import (
 func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) (*GroupAssignment, error) {
 	subscribed := make([]bool, len(ti.names))
 	anySubscribed := false
+	guess := int32(0)
 	for _, name := range members[0].Topics {
-		if t := ti.lookup(name); t >= 0 {
+		if t := ti.lookupNear(name, guess); t >= 0 {
 			subscribed[t] = true
 			anySubscribed = true
+			guess = t + 1
 		}
 	}
 	if !anySubscribed {
@@ -76,6 +78,32 @@ func newClaimedSet(n int) claimedSet { return make(claimedSet, (n+63)/64) }
 func (s claimedSet) has(g int) bool { return s[g>>6]&(1<<(g&63)) != 0 }
 
 func (s claimedSet) add(g int) { s[g>>6] |= 1 << (g & 63) }
+
+// claimRange adds [lo, hi) to s if none of it is in s yet, and reports
+// whether it did; otherwise s is unchanged.
+func (s claimedSet) claimRange(lo, hi int) bool {
+	for w := lo >> 6; w <= (hi-1)>>6; w++ {
+		if s[w]&rangeMask(w, lo, hi) != 0 {
+			return false
+		}
+	}
+	for w := lo >> 6; w <= (hi-1)>>6; w++ {
+		s[w] |= rangeMask(w, lo, hi)
+	}
+	return true
+}
+
+// rangeMask is the bits of word w that [lo, hi) covers (lo < hi).
+func rangeMask(w, lo, hi int) uint64 {
+	mask := ^uint64(0)
+	if start := w << 6; lo > start {
+		mask <<= uint(lo - start)
+	}
+	if end := (w + 1) << 6; hi < end {
+		mask &= ^uint64(0) >> uint(end-hi)
+	}
+	return mask
+}
 
 // appendUnclaimed appends the global indices in [lo, hi) that are not in
 // s, ascending, a word of 64 at a time.
@@ -170,15 +198,12 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 	extra := b.total % numMembers
 	b.claimed = newClaimedSet(b.ti.total())
 	b.out = newGroupAssignment(b.ti, numMembers)
-	// Every member without a target changes: in a full assignment that is
-	// all of them, whom appending one by one would copy over and over.
-	fresh := 0
-	for m := range b.members {
-		if b.members[m].Current == nil {
-			fresh++
-		}
+	// Every member without a target changes: when the first has none,
+	// this is likely a full assignment, where that is all of them, whom
+	// appending one by one would copy over and over.
+	if b.members[0].Current == nil {
+		b.changing = make([]changingMember, 0, numMembers)
 	}
-	b.changing = make([]changingMember, 0, fresh+1)
 	var heldBuf []currentTopic
 	var orderBuf []int32
 	guess := int32(0)
@@ -236,6 +261,10 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		for _, c := range held {
 			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
 			ps := c.parts
+			if len(ps) <= quota && b.keepAll(ps, base, n) {
+				quota -= len(ps)
+				continue
+			}
 			if len(ps) > quota {
 				// Some are given up: which, Kafka's HashSet order decides.
 				ps = javaSetOrder(ps, &orderBuf)
@@ -295,7 +324,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		}
 		// Settled: what it kept is its current target, no list needed.
 		b.keptList = b.keptList[:keptFrom]
-		b.out.keep(m, current)
+		b.out.keep(m)
 	}
 	if b.extraToAnyMember {
 		// The extras nobody kept go to the last unfilled members.
@@ -306,6 +335,61 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			}
 		}
 	}
+}
+
+// keepAll keeps every partition of ps (of the topic whose partition 0 is
+// global index base, with n partitions), as the loop in keepWithinQuota
+// would when they all fit the member's quota, ascend, exist and are
+// nobody's yet, which is every member's case but for the few a change
+// touches; then it reports true. Otherwise it reports false and leaves
+// everything as it was, for that loop to sort out.
+func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32) bool {
+	if len(ps) == 0 {
+		return true
+	}
+	from := len(b.keptList)
+	if first, last := ps[0], ps[len(ps)-1]; first >= 0 && last < n && int(last-first) == len(ps)-1 && isRun(ps) {
+		// One run of partitions, as the deal hands them out: claimed a
+		// word at a time.
+		lo := base + int(first)
+		if !b.claimed.claimRange(lo, lo+len(ps)) {
+			return false
+		}
+		for g := lo; g < lo+len(ps); g++ {
+			b.keptList = append(b.keptList, int32(g))
+		}
+		return true
+	}
+	prev := int32(-1)
+	for i, p := range ps {
+		// p > prev ≥ -1 and p < n: p is a partition of the topic.
+		g := base + int(p)
+		if p <= prev || p >= n || b.claimed.has(g) {
+			for _, q := range ps[:i] {
+				g := base + int(q)
+				b.claimed[g>>6] &^= 1 << (g & 63)
+			}
+			return false
+		}
+		b.claimed.add(g)
+		prev = p
+	}
+	b.keptList = append(b.keptList, ps...)
+	for i := from; i < len(b.keptList); i++ {
+		b.keptList[i] += int32(base)
+	}
+	return true
+}
+
+// isRun tells whether ps counts up by one from ps[0].
+func isRun(ps []int32) bool {
+	first := ps[0]
+	for i, p := range ps {
+		if p != first+int32(i) {
+			return false
+		}
+	}
+	return true
 }
 
 type currentTopic struct {
@@ -406,6 +490,7 @@ func (b *homogeneousBuilder) assignments() *GroupAssignment {
 	if size > 0 {
 		parts = slices.Grow(parts, size)
 	}
+	b.out.spans = make([]memberSpan, 0, len(b.changing))
 	for _, c := range b.changing {
 		m := int(c.member)
 		// parts[from:to]: the member's new partitions as global indices,
@@ -417,7 +502,7 @@ func (b *homogeneousBuilder) assignments() *GroupAssignment {
 			to = len(parts)
 		}
 		if cur := b.members[m].Current; cur != nil && b.ti.sameAsGlobal(cur, parts[from:to]) {
-			b.out.keep(m, cur)
+			b.out.keep(m)
 			continue
 		}
 		b.out.set(m, from, to)

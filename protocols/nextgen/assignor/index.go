@@ -3,6 +3,7 @@ package assignor
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rebalsim/rebalsim/kafka"
 )
@@ -20,6 +21,9 @@ type topicIndex struct {
 	// offset[t] is the global index of partition 0 of topic t; offset[T] is
 	// the total number of partitions.
 	offset []int
+	// byName is built on the first lookup that lookupNear cannot answer:
+	// a homogeneous group whose subscription lists the topics in
+	// metadata order needs none.
 	byName map[string]int32
 }
 
@@ -28,21 +32,40 @@ func newTopicIndex(topics []kafka.Topic) (*topicIndex, error) {
 		names:  make([]string, len(topics)),
 		counts: make([]int32, len(topics)),
 		offset: make([]int, len(topics)+1),
-		byName: make(map[string]int32, len(topics)),
 	}
 	for i, t := range topics {
 		if t.Partitions < 0 {
 			return nil, fmt.Errorf("topic %q has %d partitions; a partition count must be zero or more", t.Name, t.Partitions)
 		}
-		if _, dup := ti.byName[t.Name]; dup {
-			return nil, fmt.Errorf("topic %q is listed twice in the topic metadata", t.Name)
-		}
-		ti.byName[t.Name] = int32(i)
 		ti.names[i] = t.Name
 		ti.counts[i] = t.Partitions
 		ti.offset[i+1] = ti.offset[i] + int(t.Partitions)
 	}
+	if dup, ok := duplicate(ti.names); ok {
+		return nil, fmt.Errorf("topic %q is listed twice in the topic metadata", dup)
+	}
 	return ti, nil
+}
+
+// duplicate returns a name listed twice in names, if any: at once when
+// names ascend, as a coordinator's usually do, else by sorting a copy.
+func duplicate(names []string) (string, bool) {
+	if slices.IsSortedFunc(names, func(a, b string) int {
+		if a == b {
+			return 1 // a tie is not sorted: look closer
+		}
+		return strings.Compare(a, b)
+	}) {
+		return "", false
+	}
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return sorted[i], true
+		}
+	}
+	return "", false
 }
 
 // topicOf returns the topic of global partition index g, the last topic
@@ -67,6 +90,12 @@ func (ti *topicIndex) total() int { return ti.offset[len(ti.names)] }
 // subscribed names against the metadata image before it calls an assignor
 // (TopicIds), so a topic that does not exist yet is simply not subscribed.
 func (ti *topicIndex) lookup(name string) int32 {
+	if ti.byName == nil {
+		ti.byName = make(map[string]int32, len(ti.names))
+		for i, name := range ti.names {
+			ti.byName[name] = int32(i)
+		}
+	}
 	if t, ok := ti.byName[name]; ok {
 		return t
 	}
@@ -221,10 +250,11 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) *GroupAss
 	}
 	out := newGroupAssignment(ti, nm)
 	out.parts = parts
+	out.spans = make([]memberSpan, 0, nm)
 	for m := 0; m < nm; m++ {
 		lo, hi := int(start[m]), int(start[m+1])
 		if cur := members[m].Current; cur != nil && ti.sameAsGlobal(cur, parts[lo:hi]) {
-			out.keep(m, cur)
+			out.keep(m)
 			continue
 		}
 		out.set(m, lo, hi)

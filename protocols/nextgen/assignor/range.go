@@ -79,6 +79,9 @@ func assignRange(spec GroupSpec, ti *topicIndex) (*GroupAssignment, error) {
 	// member's ascending because its topics are.
 	all := make([]int32, 0, ti.total())
 	out := newGroupAssignment(ti, len(members))
+	// Every member has a span, set in the sorted order: listed by member
+	// directly.
+	out.spans = make([]memberSpan, len(members))
 	for _, m := range order {
 		from := len(all)
 		for _, t := range subs.of(m) {
@@ -95,7 +98,7 @@ func assignRange(spec GroupSpec, ti *topicIndex) (*GroupAssignment, error) {
 				all = append(all, base+p)
 			}
 		}
-		out.set(m, from, len(all))
+		out.spans[m] = memberSpan{int32(m), int32(from), int32(len(all))}
 	}
 	out.parts = all
 	return out, nil

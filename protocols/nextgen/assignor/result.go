@@ -1,6 +1,8 @@
 package assignor
 
 import (
+	"slices"
+
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
@@ -9,98 +11,110 @@ import (
 // member id) with the members in the spec's order instead of keyed by id:
 // member i of the result is spec.Members[i].
 //
-// The built-in builders fill it without a Go map per member. A member's
-// target is either a map it already is (its Current, handed back when it
-// does not change, or what an assignor that only implements Assign gave
-// it) or its partitions by global index, ascending, in arrays the result
-// shares between members. Member builds the map of a member of the second
-// kind when it is asked for, so a caller that wants every target as a map
-// pays for one map per changed member, and one that does not, nothing.
+// The built-in builders fill it without a Go map per member. Each member
+// either keeps the Current target the spec gave it (Kept), as Kafka's
+// builders hand a member that does not change its existing, immutable
+// assignment back; or has a new target, laid out by global partition
+// index in arrays the result shares between members, which Member turns
+// into a map when asked. A caller that wants every target as a map (Each)
+// pays for one map per changed member, one that wants to know who changed
+// (as TargetAssignmentBuilder does, to write records for those only)
+// nothing more.
 type GroupAssignment struct {
 	ti *topicIndex
-	// given[i] is member i's target when it is a map already, else nil.
+	n  int
+	// kept has bit i set when member i keeps its Current target.
+	kept claimedSet
+	// given[i] is member i's target when an assignor that only implements
+	// Assign gave it as a map; nil for the built-in ones.
 	given []kafka.Assignment
-	// parts[span[i].from:span[i].to] is member i's target by global index,
-	// ascending, when given[i] is nil. Read-only. Spans rather than
-	// slices: a third of the memory, and nothing for the collector to
-	// scan or for a write barrier to record.
+	// The new target of each member, by global index, ascending, is
+	// parts[from:to] of its span; spans are listed by member, ascending,
+	// and read-only. A member that neither keeps its target nor has a
+	// span gets an empty one. Spans rather than slices: a third of the
+	// memory, and nothing for the collector to scan.
 	parts []int32
-	span  []span
+	spans []memberSpan
 }
 
-type span struct{ from, to int32 }
+type memberSpan struct{ member, from, to int32 }
 
 // newGroupAssignment is an empty result for n members over ti's topics,
 // whose partitions the builder lays out in parts: every member's target
-// is empty until the builder sets it.
+// is empty until the builder keeps or sets it.
 func newGroupAssignment(ti *topicIndex, n int) *GroupAssignment {
-	return &GroupAssignment{ti: ti, given: make([]kafka.Assignment, n), span: make([]span, n)}
+	return &GroupAssignment{ti: ti, n: n, kept: newClaimedSet(n)}
 }
 
-// keep makes member i's target the map a, which the caller does not change.
-func (r *GroupAssignment) keep(i int, a kafka.Assignment) { r.given[i] = a }
+// keep makes member i keep its Current target.
+func (r *GroupAssignment) keep(i int) { r.kept.add(i) }
 
 // set makes member i's target the partitions parts[from:to] (global
-// indices, ascending).
+// indices, ascending). Members are set in ascending order, once each.
 func (r *GroupAssignment) set(i int, from, to int) {
-	r.given[i], r.span[i] = nil, span{int32(from), int32(to)}
+	r.spans = append(r.spans, memberSpan{int32(i), int32(from), int32(to)})
 }
 
-// partsOf is member i's target by global index when it is not given.
+// partsOf is member i's new target by global index.
 func (r *GroupAssignment) partsOf(i int) []int32 {
-	s := r.span[i]
+	k := i
+	if k >= len(r.spans) || r.spans[k].member != int32(i) {
+		var found bool
+		k, found = slices.BinarySearchFunc(r.spans, int32(i), func(s memberSpan, m int32) int { return int(s.member - m) })
+		if !found {
+			return nil
+		}
+	}
+	s := r.spans[k]
 	return r.parts[s.from:s.to:s.to]
 }
 
 // Len is the number of members in the result, those of the spec.
-func (r *GroupAssignment) Len() int { return len(r.given) }
+func (r *GroupAssignment) Len() int { return r.n }
 
-// Kept tells whether member i's target is a map given to the assignor
-// (its Current, unchanged) or by a custom assignor, rather than one that
-// Member builds.
-func (r *GroupAssignment) Kept(i int) bool { return r.given[i] != nil }
+// Kept tells whether member i keeps the Current target the spec gave it.
+func (r *GroupAssignment) Kept(i int) bool { return r.kept != nil && r.kept.has(i) }
 
-// Count is the number of partitions in member i's target.
-func (r *GroupAssignment) Count(i int) int {
-	if a := r.given[i]; a != nil {
-		n := 0
-		for _, ps := range a {
-			n += len(ps)
-		}
-		return n
-	}
-	return len(r.partsOf(i))
-}
-
-// Member is member i's target as a map, never nil. A kept map is returned
-// itself; any other is built on each call, its lists in one new array.
+// Member is member i's new target as a map, built on each call, never nil;
+// nil when the member keeps its Current target (Kept).
 func (r *GroupAssignment) Member(i int) kafka.Assignment {
-	if a := r.given[i]; a != nil {
-		return a
+	if r.Kept(i) {
+		return nil
+	}
+	if r.given != nil {
+		return r.given[i]
 	}
 	gs := r.partsOf(i)
 	return r.ti.assignment(gs, make([]int32, len(gs)))
 }
 
-// Each is every member's target as a map, in spec order, never nil. The
-// members that are not kept get their lists cut from one array, sized
-// exactly: it lives as long as any of them keeps its target, and holds
-// only what changed in this one assignment.
-func (r *GroupAssignment) Each() []kafka.Assignment {
+// Each is every member's target as a map, in the order of members, the
+// spec's: a kept member's is its Current map itself. The new ones get
+// their lists cut from one array, sized exactly: it lives as long as any
+// of them keeps its target, and holds only what changed in this one
+// assignment.
+func (r *GroupAssignment) Each(members []Member) []kafka.Assignment {
+	if r.given != nil {
+		return r.given
+	}
 	size := 0
-	for i, a := range r.given {
-		if a == nil {
-			size += len(r.partsOf(i))
-		}
+	for _, s := range r.spans {
+		size += int(s.to - s.from)
 	}
 	slab := make([]int32, size)
-	out := make([]kafka.Assignment, len(r.given))
-	for i, a := range r.given {
-		if a != nil {
-			out[i] = a
+	out := make([]kafka.Assignment, r.n)
+	k := 0
+	for i := range out {
+		if r.kept.has(i) {
+			out[i] = members[i].Current
 			continue
 		}
-		gs := r.partsOf(i)
+		var gs []int32
+		if k < len(r.spans) && r.spans[k].member == int32(i) {
+			s := r.spans[k]
+			gs = r.parts[s.from:s.to]
+			k++
+		}
 		n := len(gs)
 		out[i] = r.ti.assignment(gs, slab[:n:n])
 		slab = slab[n:]

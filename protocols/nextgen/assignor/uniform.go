@@ -56,7 +56,7 @@ func assignByID(a groupAssignor, spec GroupSpec, topics []kafka.Topic) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	return byID(spec.Members, r.Each())
+	return byID(spec.Members, r.Each(spec.Members))
 }
 
 // checkSpec rejects an unknown subscription type. A member listed twice,
