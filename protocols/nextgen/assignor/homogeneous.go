@@ -82,6 +82,15 @@ func (s claimedSet) add(g int) { s[g>>6] |= 1 << (g & 63) }
 // claimRange adds [lo, hi) to s if none of it is in s yet, and reports
 // whether it did; otherwise s is unchanged.
 func (s claimedSet) claimRange(lo, hi int) bool {
+	if w := lo >> 6; (hi-1)>>6 == w {
+		// Within one word, as most members' runs are.
+		mask := ^uint64(0) >> uint(64-(hi-lo)) << uint(lo&63)
+		if s[w]&mask != 0 {
+			return false
+		}
+		s[w] |= mask
+		return true
+	}
 	for w := lo >> 6; w <= (hi-1)>>6; w++ {
 		if s[w]&rangeMask(w, lo, hi) != 0 {
 			return false

@@ -48,7 +48,8 @@ func newTopicIndex(topics []kafka.Topic) (*topicIndex, error) {
 }
 
 // duplicate returns a name listed twice in names, if any: at once when
-// names ascend, as a coordinator's usually do, else by sorting a copy.
+// names ascend, as a coordinator's usually do, else by sorting their
+// indices (moving strings would cost the collector a write barrier each).
 func duplicate(names []string) (string, bool) {
 	if slices.IsSortedFunc(names, func(a, b string) int {
 		if a == b {
@@ -58,11 +59,14 @@ func duplicate(names []string) (string, bool) {
 	}) {
 		return "", false
 	}
-	sorted := slices.Clone(names)
-	slices.Sort(sorted)
-	for i := 1; i < len(sorted); i++ {
-		if sorted[i] == sorted[i-1] {
-			return sorted[i], true
+	order := make([]int32, len(names))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+	for i := 1; i < len(order); i++ {
+		if names[order[i]] == names[order[i-1]] {
+			return names[order[i]], true
 		}
 	}
 	return "", false
