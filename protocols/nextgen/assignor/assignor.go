@@ -57,7 +57,9 @@
 // the spec appears in the result, with an empty assignment if it gets
 // nothing. The builders work on flat int32 slices indexed by member and
 // partition, so a 10,000-member, 500,000-partition group costs a handful of
-// allocations plus one map per member for the result.
+// allocations. AssignGroup returns that result as it is (GroupAssignment:
+// who keeps their target, and the others' new partitions); Assign and
+// AssignEach build a map for every member whose target changed.
 package assignor
 
 import "github.com/rebalsim/rebalsim/kafka"

@@ -74,3 +74,67 @@ func TestAssignRejectsAMemberListedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignGroupMatchesAssign checks GroupAssignment's view against
+// Assign's: a kept member is one whose target is its Current, and Member
+// gives every other its target. Assigning the result again keeps every
+// member of a homogeneous uniform group that got any partitions: every
+// member then holds exactly its quota, and keeps it (a group where nobody
+// subscribes to an existing topic gets fresh empty targets instead).
+func TestAssignGroupMatchesAssign(t *testing.T) {
+	r := rand.New(rand.NewPCG(848, 8))
+	for _, a := range []Assignor{Uniform(), Range()} {
+		for run := range 300 {
+			typ := Homogeneous
+			if r.IntN(2) == 0 {
+				typ = Heterogeneous
+			}
+			spec, topics := randomGroupOf(r, typ, smallGroups)
+			byID, err := a.Assign(spec, topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := AssignGroup(a, spec, topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Len() != len(spec.Members) {
+				t.Fatalf("%s run %d: %d members in the result, %d in the spec", a.Name(), run, got.Len(), len(spec.Members))
+			}
+			for i, m := range spec.Members {
+				want := byID[m.ID]
+				if got.Kept(i) {
+					if !m.Current.Equal(want) {
+						t.Fatalf("%s run %d: member %s kept %v, Assign gives %v", a.Name(), run, m.ID, m.Current, want)
+					}
+					if got.Member(i) != nil {
+						t.Fatalf("%s run %d: kept member %s has a new target", a.Name(), run, m.ID)
+					}
+					continue
+				}
+				if tgt := got.Member(i); tgt == nil || !tgt.Equal(want) {
+					t.Fatalf("%s run %d: member %s gets %v, Assign gives %v", a.Name(), run, m.ID, tgt, want)
+				}
+			}
+			assigned := 0
+			for _, tgt := range byID {
+				assigned += tgt.Size()
+			}
+			if a.Name() != "uniform" || typ != Homogeneous || assigned == 0 {
+				continue
+			}
+			for i := range spec.Members {
+				spec.Members[i].Current = byID[spec.Members[i].ID]
+			}
+			again, err := AssignGroup(a, spec, topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range spec.Members {
+				if !again.Kept(i) {
+					t.Fatalf("%s run %d: member %s does not keep %v when assigned again, gets %v", a.Name(), run, m.ID, m.Current, again.Member(i))
+				}
+			}
+		}
+	}
+}
