@@ -267,12 +267,29 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			held = heldBuf
 		}
 		keptFrom := len(b.keptList)
+		// lazy: the member's partitions fill its quota exactly, as
+		// nearly every member's do in a settled group, so unless one is
+		// out of place it keeps them all and stays as it is, and what it
+		// kept need not be listed in keptList; held[:unlisted] were kept
+		// so.
+		size := 0
 		for _, c := range held {
+			size += len(c.parts)
+		}
+		lazy, unlisted := size == quota && !changed, 0
+		for j, c := range held {
 			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
 			ps := c.parts
-			if len(ps) <= quota && b.keepAll(ps, base, n) {
+			if len(ps) <= quota && b.keepAll(ps, base, n, !lazy) {
 				quota -= len(ps)
+				if lazy {
+					unlisted = j + 1
+				}
 				continue
+			}
+			if lazy {
+				b.listKept(held[:unlisted])
+				lazy, unlisted = false, 0
 			}
 			if len(ps) > quota {
 				// Some are given up: which, Kafka's HashSet order decides.
@@ -312,6 +329,9 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			}
 		}
 		kept := len(b.keptList) - keptFrom
+		for _, c := range held[:unlisted] {
+			kept += len(c.parts)
+		}
 		b.kept += kept
 		unfilled := quota > 0
 		if b.extraToAnyMember {
@@ -328,6 +348,10 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// The quotas sum to the partition count, so a member left under
 		// its quota receives exactly what it lacks in deal.
 		if unfilled || changed {
+			// A member that kept its partitions unlisted has its quota
+			// and nothing out of place, so it does not come here; but
+			// the deal would need the list.
+			b.listKept(held[:unlisted])
 			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
 			continue
 		}
@@ -350,9 +374,10 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 // global index base, with n partitions), as the loop in keepWithinQuota
 // would when they all fit the member's quota, ascend, exist and are
 // nobody's yet, which is every member's case but for the few a change
-// touches; then it reports true. Otherwise it reports false and leaves
-// everything as it was, for that loop to sort out.
-func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32) bool {
+// touches; then it reports true, and lists them in keptList if list is
+// set. Otherwise it reports false and leaves everything as it was, for
+// that loop to sort out.
+func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32, list bool) bool {
 	if len(ps) == 0 {
 		return true
 	}
@@ -364,8 +389,10 @@ func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32) bool {
 		if !b.claimed.claimRange(lo, lo+len(ps)) {
 			return false
 		}
-		for g := lo; g < lo+len(ps); g++ {
-			b.keptList = append(b.keptList, int32(g))
+		if list {
+			for g := lo; g < lo+len(ps); g++ {
+				b.keptList = append(b.keptList, int32(g))
+			}
 		}
 		return true
 	}
@@ -383,11 +410,24 @@ func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32) bool {
 		b.claimed.add(g)
 		prev = p
 	}
-	b.keptList = append(b.keptList, ps...)
-	for i := from; i < len(b.keptList); i++ {
-		b.keptList[i] += int32(base)
+	if list {
+		b.keptList = append(b.keptList, ps...)
+		for i := from; i < len(b.keptList); i++ {
+			b.keptList[i] += int32(base)
+		}
 	}
 	return true
+}
+
+// listKept lists in keptList the partitions of held, which the member
+// kept whole by keepAll without listing them.
+func (b *homogeneousBuilder) listKept(held []currentTopic) {
+	for _, c := range held {
+		base := int32(b.ti.offset[c.topic])
+		for _, p := range c.parts {
+			b.keptList = append(b.keptList, base+p)
+		}
+	}
 }
 
 // isRun tells whether ps counts up by one from ps[0].
