@@ -186,6 +186,9 @@ type changingMember struct {
 	// keptList[keptFrom:keptFrom+kept] is what the member kept of its
 	// current target.
 	keptFrom, kept int32
+	// changed: the member gave up or dropped some of its current target,
+	// or its target had something out of place (see keepWithinQuota).
+	changed bool
 	// merge: the member's target is what it kept and was dealt, sorted,
 	// not just its share of the unassigned list (see assignments).
 	merge bool
@@ -352,7 +355,7 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			// and nothing out of place, so it does not come here; but
 			// the deal would need the list.
 			b.listKept(held[:unlisted])
-			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
+			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, changed: changed, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
 			continue
 		}
 		// Settled: what it kept is its current target, no list needed.
@@ -529,6 +532,9 @@ func (b *homogeneousBuilder) assignments() *GroupAssignment {
 	size := 0
 	for i := range b.changing {
 		c := &b.changing[i]
+		if c.settled() {
+			continue
+		}
 		if c.kept > 0 || !slices.IsSorted(b.unassigned[c.from:c.to]) {
 			c.merge = true
 			size += int(c.kept) + int(c.to-c.from)
@@ -542,6 +548,10 @@ func (b *homogeneousBuilder) assignments() *GroupAssignment {
 	b.out.spans = make([]memberSpan, 0, len(b.changing))
 	for _, c := range b.changing {
 		m := int(c.member)
+		if c.settled() {
+			b.out.keep(m)
+			continue
+		}
 		// parts[from:to]: the member's new partitions as global indices,
 		// ascending.
 		from, to := int(c.from), int(c.to)
@@ -559,6 +569,13 @@ func (b *homogeneousBuilder) assignments() *GroupAssignment {
 	b.out.parts = parts
 	return b.out
 }
+
+// settled tells whether c keeps its current target after all: it kept
+// every partition of it, nothing was out of place, and the deal gave it
+// nothing. Under Kafka 4.1's rule every member at the minimum waits in the
+// unfilled queue while extras are left, so after a member leaves nearly
+// every member is such a one.
+func (c *changingMember) settled() bool { return !c.changed && c.from == c.to }
 
 // keptAndDealt appends to buf the global indices of what changing member
 // c kept of its current target and what it was dealt, ascending. They are
