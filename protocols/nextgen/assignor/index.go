@@ -2,8 +2,8 @@ package assignor
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
-	"strings"
 
 	"github.com/rebalsim/rebalsim/kafka"
 )
@@ -47,26 +47,35 @@ func newTopicIndex(topics []kafka.Topic) (*topicIndex, error) {
 	return ti, nil
 }
 
-// duplicate returns a name listed twice in names, if any: at once when
-// names ascend, as a coordinator's usually do, else by sorting their
-// indices (moving strings would cost the collector a write barrier each).
+// duplicate returns the first name of names that an earlier one repeats,
+// if any: at once when names ascend, as a coordinator's usually do, else
+// through a small hash table of indices (not a Go map, nor a sorted copy
+// of the strings: this runs on every assignment). The table's seed only
+// places the entries; which name is reported does not depend on it.
 func duplicate(names []string) (string, bool) {
-	if slices.IsSortedFunc(names, func(a, b string) int {
-		if a == b {
-			return 1 // a tie is not sorted: look closer
-		}
-		return strings.Compare(a, b)
-	}) {
+	ascending := true
+	for i := 1; i < len(names) && ascending; i++ {
+		ascending = names[i-1] < names[i]
+	}
+	if ascending {
 		return "", false
 	}
-	order := make([]int32, len(names))
-	for i := range order {
-		order[i] = int32(i)
+	size := 1
+	for size < 2*len(names) {
+		size <<= 1
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
-	for i := 1; i < len(order); i++ {
-		if names[order[i]] == names[order[i-1]] {
-			return names[order[i]], true
+	slots := make([]int32, size) // index+1 of the name there, 0 = empty
+	seed := maphash.MakeSeed()
+	for i, name := range names {
+		for h := maphash.String(seed, name); ; h++ {
+			slot := &slots[h&uint64(size-1)]
+			if *slot == 0 {
+				*slot = int32(i + 1)
+				break
+			}
+			if names[*slot-1] == name {
+				return name, true
+			}
 		}
 	}
 	return "", false
