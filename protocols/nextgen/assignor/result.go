@@ -75,8 +75,9 @@ func (r *GroupAssignment) Len() int { return r.n }
 // Kept tells whether member i keeps the Current target the spec gave it.
 func (r *GroupAssignment) Kept(i int) bool { return r.kept != nil && r.kept.has(i) }
 
-// Member is member i's new target as a map, built on each call, never nil;
-// nil when the member keeps its Current target (Kept).
+// Member is member i's new target as a map, built on each call (an empty
+// target is an empty map); nil exactly when the member keeps its Current
+// target (Kept).
 func (r *GroupAssignment) Member(i int) kafka.Assignment {
 	if r.Kept(i) {
 		return nil
