@@ -161,15 +161,18 @@ func (g *consumerGroup) countReconciling(m *member, d int) {
 	}
 }
 
-// setTarget moves the target epoch to e, gives the members their targets
-// (in member order; nil keeps each member's) and recounts the members that
-// have not caught up, all in one pass over the members.
-func (g *consumerGroup) setTarget(e int32, targets []kafka.Assignment) {
+// setTarget moves the target epoch to e, gives the members whose target
+// changed their new one (targets in member order; nil keeps every
+// member's) and recounts the members that have not caught up, all in one
+// pass over the members. Only a changed member's target is built as a
+// map, as TargetAssignmentBuilder.build writes target records only for
+// the members whose assignment changed.
+func (g *consumerGroup) setTarget(e int32, targets *assignor.GroupAssignment) {
 	g.targetEpoch = e
 	g.unreconciled = 0
 	for i, m := range g.members {
-		if targets != nil {
-			m.target = targets[i]
+		if targets != nil && !targets.Kept(i) {
+			m.target = targets.Member(i)
 		}
 		g.countReconciling(m, +1)
 	}
@@ -382,9 +385,9 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration, release string
 	}
 	spec := g.groupSpec()
 	spec.ExtraToAnyMember = sim.ReleaseAtLeast(release, "4.1")
-	// AssignEach gives a member the assignor left out an empty target and
+	// AssignGroup gives a member the assignor left out an empty target and
 	// drops ids that are not members.
-	target, err := assignor.AssignEach(a, spec, g.subscriptionMetadata)
+	target, err := assignor.AssignGroup(a, spec, g.subscriptionMetadata)
 	clear(spec.Members) // keep no old targets alive through the buffer
 	g.specMembers = spec.Members
 	if err != nil {

@@ -23,24 +23,37 @@ type assignmentEpochs map[kafka.TopicPartition]int32
 // noteAssignment moves m's assignment epochs along to its next
 // reconciliation record: kept partitions keep theirs, new ones take
 // epoch, released ones are dropped.
+//
+// It runs on every reconciliation record, which at each epoch bump is
+// every member's, most of them keeping what they hold: so it first adds
+// what is new, counting what is held, and walks the map for released
+// partitions only when it holds more than that.
 func (m *member) noteAssignment(next kafka.Assignment, pending kafka.Assignment, epoch int32) {
 	if m.assignmentEpochs == nil {
 		m.assignmentEpochs = assignmentEpochs{}
 	}
-	held := func(tp kafka.TopicPartition) bool { return next.Contains(tp) || pending.Contains(tp) }
-	for tp := range m.assignmentEpochs {
-		if !held(tp) {
-			delete(m.assignmentEpochs, tp)
-		}
-	}
-	for _, a := range []kafka.Assignment{next, pending} {
+	held := 0
+	for i, a := range []kafka.Assignment{next, pending} {
 		for t, ps := range a {
 			for _, p := range ps {
 				tp := kafka.TopicPartition{Topic: t, Partition: p}
+				if i == 1 && next.Contains(tp) {
+					continue // counted with next
+				}
+				held++
 				if _, ok := m.assignmentEpochs[tp]; !ok {
 					m.assignmentEpochs[tp] = epoch
 				}
 			}
+		}
+	}
+	if len(m.assignmentEpochs) == held {
+		// Every key is a held partition: none was released.
+		return
+	}
+	for tp := range m.assignmentEpochs {
+		if !next.Contains(tp) && !pending.Contains(tp) {
+			delete(m.assignmentEpochs, tp)
 		}
 	}
 }

@@ -57,7 +57,9 @@
 // the spec appears in the result, with an empty assignment if it gets
 // nothing. The builders work on flat int32 slices indexed by member and
 // partition, so a 10,000-member, 500,000-partition group costs a handful of
-// allocations plus one map per member for the result.
+// allocations. AssignGroup returns that result as it is (GroupAssignment:
+// who keeps their target, and the others' new partitions); Assign and
+// AssignEach build a map for every member whose target changed.
 package assignor
 
 import "github.com/rebalsim/rebalsim/kafka"
@@ -110,34 +112,47 @@ type Assignor interface {
 	Assign(spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error)
 }
 
-// eachAssignor is an assignor that can give its result in spec order, as
-// the built-in ones do: keying it by member id is the costliest part of
-// a recomputation in a large group where few members change.
-type eachAssignor interface {
-	assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error)
+// groupAssignor is an assignor that can give its result in spec order
+// without a map per member, as the built-in ones do: building those maps,
+// and keying them by member id, is the costliest part of a recomputation
+// in a large group where few members change.
+type groupAssignor interface {
+	assignGroup(spec GroupSpec, topics []kafka.Topic) (*GroupAssignment, error)
 }
 
-// AssignEach is a.Assign with the result in spec order: the target of
-// each member of spec.Members, never nil, an empty assignment for a member
-// the assignor left out. It is what the coordinator calls on every
-// recomputation. The built-in assignors compute it directly, without
-// keying the result by member id, so they trust the caller that the ids
-// are distinct (a coordinator's are); Assign checks it.
-func AssignEach(a Assignor, spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
-	if e, ok := a.(eachAssignor); ok {
-		return e.assignEach(spec, topics)
+// AssignGroup is a.Assign with the result in spec order (see
+// GroupAssignment): every member of spec.Members, an empty target for a
+// member the assignor left out. The built-in assignors compute it
+// directly, without a map per member or keying the result by member id,
+// so they trust the caller that the ids are distinct (a coordinator's
+// are); Assign checks it.
+func AssignGroup(a Assignor, spec GroupSpec, topics []kafka.Topic) (*GroupAssignment, error) {
+	if g, ok := a.(groupAssignor); ok {
+		return g.assignGroup(spec, topics)
 	}
 	byID, err := a.Assign(spec, topics)
 	if err != nil {
 		return nil, err
 	}
-	each := make([]kafka.Assignment, len(spec.Members))
+	r := &GroupAssignment{n: len(spec.Members), given: make([]kafka.Assignment, len(spec.Members))}
 	for i := range spec.Members {
 		if t := byID[spec.Members[i].ID]; t != nil {
-			each[i] = t
+			r.given[i] = t
 		} else {
-			each[i] = kafka.Assignment{}
+			r.given[i] = kafka.Assignment{}
 		}
 	}
-	return each, nil
+	return r, nil
+}
+
+// AssignEach is AssignGroup with every target as a map (GroupAssignment.Each):
+// the target of each member of spec.Members, never nil. It is what the
+// coordinator calls on every recomputation; a member whose target does not
+// change gets its Current map itself.
+func AssignEach(a Assignor, spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
+	r, err := AssignGroup(a, spec, topics)
+	if err != nil {
+		return nil, err
+	}
+	return r.Each(spec.Members), nil
 }

@@ -131,24 +131,37 @@ var benchGroups = func() []benchGroup {
 }()
 
 // BenchmarkAssign times a full assignment (nobody holds anything) and an
-// incremental one (one member joins a settled group) for both assignors.
+// incremental one (one member joins a settled group) for both assignors,
+// through Assign: every member's target as a map, keyed by member id.
 func BenchmarkAssign(b *testing.B) {
+	benchAssign(b, func(a Assignor, spec GroupSpec, topics []kafka.Topic) error {
+		_, err := a.Assign(spec, topics)
+		return err
+	})
+}
+
+// BenchmarkAssignGroup is BenchmarkAssign through AssignGroup, the result
+// in spec order without a map per member: what Kafka's
+// ServerSideAssignorBenchmark.doAssignment times, PartitionAssignor.assign
+// returning a GroupAssignment, in this package's representation.
+func BenchmarkAssignGroup(b *testing.B) {
+	benchAssign(b, func(a Assignor, spec GroupSpec, topics []kafka.Topic) error {
+		_, err := AssignGroup(a, spec, topics)
+		return err
+	})
+}
+
+func benchAssign(b *testing.B, assign func(Assignor, GroupSpec, []kafka.Topic) error) {
 	for _, a := range []Assignor{Uniform(), Range()} {
 		for _, g := range benchGroups {
 			b.Run(fmt.Sprintf("%s/%v/full", a.Name(), g), func(b *testing.B) {
 				topics, names := benchTopics(g.members, g.ratio, g.topics)
 				spec := GroupSpec{Members: benchMembers(g.members, g.typ, names), Type: g.typ}
-				loopCPU(b, func() error {
-					_, err := a.Assign(spec, topics)
-					return err
-				})
+				loopCPU(b, func() error { return assign(a, spec, topics) })
 			})
 			b.Run(fmt.Sprintf("%s/%v/incremental", a.Name(), g), func(b *testing.B) {
 				spec, topics := incrementalSpec(b, a, g)
-				loopCPU(b, func() error {
-					_, err := a.Assign(spec, topics)
-					return err
-				})
+				loopCPU(b, func() error { return assign(a, spec, topics) })
 			})
 		}
 	}

@@ -12,9 +12,30 @@ import (
 // gives every member, in spec order, what Assign gives it by id, for both
 // built-in assignors on random groups of both subscription types.
 func TestAssignEachMatchesAssign(t *testing.T) {
-	r := rand.New(rand.NewPCG(848, 7))
+	eachRandomGroup(t, 7, 500, func(a Assignor, run int, _ SubscriptionType, spec GroupSpec, topics []kafka.Topic, byID map[string]kafka.Assignment) {
+		each, err := AssignEach(a, spec, topics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(each) != len(spec.Members) {
+			t.Fatalf("%s run %d: %d results for %d members", a.Name(), run, len(each), len(spec.Members))
+		}
+		for i, m := range spec.Members {
+			if each[i] == nil || !each[i].Equal(byID[m.ID]) {
+				t.Fatalf("%s run %d: member %s gets %v in spec order, %v by id", a.Name(), run, m.ID, each[i], byID[m.ID])
+			}
+		}
+	})
+}
+
+// eachRandomGroup calls check with runs random groups of both
+// subscription types for each built-in assignor, and Assign's result for
+// each (the random groups come from seed).
+func eachRandomGroup(t *testing.T, seed uint64, runs int, check func(a Assignor, run int, typ SubscriptionType, spec GroupSpec, topics []kafka.Topic, byID map[string]kafka.Assignment)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(848, seed))
 	for _, a := range []Assignor{Uniform(), Range()} {
-		for run := range 500 {
+		for run := range runs {
 			typ := Homogeneous
 			if r.IntN(2) == 0 {
 				typ = Heterogeneous
@@ -24,18 +45,7 @@ func TestAssignEachMatchesAssign(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			each, err := AssignEach(a, spec, topics)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(each) != len(spec.Members) {
-				t.Fatalf("%s run %d: %d results for %d members", a.Name(), run, len(each), len(spec.Members))
-			}
-			for i, m := range spec.Members {
-				if each[i] == nil || !each[i].Equal(byID[m.ID]) {
-					t.Fatalf("%s run %d: member %s gets %v in spec order, %v by id", a.Name(), run, m.ID, each[i], byID[m.ID])
-				}
-			}
+			check(a, run, typ, spec, topics, byID)
 		}
 	}
 }
@@ -73,4 +83,56 @@ func TestAssignRejectsAMemberListedTwice(t *testing.T) {
 			t.Errorf("%s: got error %v, want one naming member a", a.Name(), err)
 		}
 	}
+}
+
+// TestAssignGroupMatchesAssign checks GroupAssignment's view against
+// Assign's: a kept member is one whose target is its Current, and Member
+// gives every other its target. Assigning the result again keeps every
+// member of a homogeneous uniform group that got any partitions: every
+// member then holds exactly its quota, and keeps it (a group where nobody
+// subscribes to an existing topic gets fresh empty targets instead).
+func TestAssignGroupMatchesAssign(t *testing.T) {
+	eachRandomGroup(t, 8, 300, func(a Assignor, run int, typ SubscriptionType, spec GroupSpec, topics []kafka.Topic, byID map[string]kafka.Assignment) {
+		got, err := AssignGroup(a, spec, topics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Len() != len(spec.Members) {
+			t.Fatalf("%s run %d: %d members in the result, %d in the spec", a.Name(), run, got.Len(), len(spec.Members))
+		}
+		for i, m := range spec.Members {
+			want := byID[m.ID]
+			if got.Kept(i) {
+				if !m.Current.Equal(want) {
+					t.Fatalf("%s run %d: member %s kept %v, Assign gives %v", a.Name(), run, m.ID, m.Current, want)
+				}
+				if got.Member(i) != nil {
+					t.Fatalf("%s run %d: kept member %s has a new target", a.Name(), run, m.ID)
+				}
+				continue
+			}
+			if tgt := got.Member(i); tgt == nil || !tgt.Equal(want) {
+				t.Fatalf("%s run %d: member %s gets %v, Assign gives %v", a.Name(), run, m.ID, tgt, want)
+			}
+		}
+		assigned := 0
+		for _, tgt := range byID {
+			assigned += tgt.Size()
+		}
+		if a.Name() != "uniform" || typ != Homogeneous || assigned == 0 {
+			return
+		}
+		for i := range spec.Members {
+			spec.Members[i].Current = byID[spec.Members[i].ID]
+		}
+		again, err := AssignGroup(a, spec, topics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range spec.Members {
+			if !again.Kept(i) {
+				t.Fatalf("%s run %d: member %s does not keep %v when assigned again, gets %v", a.Name(), run, m.ID, m.Current, again.Member(i))
+			}
+		}
+	})
 }

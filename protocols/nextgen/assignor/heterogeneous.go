@@ -3,8 +3,6 @@ package assignor
 import (
 	"slices"
 	"strings"
-
-	"github.com/rebalsim/rebalsim/kafka"
 )
 
 // maxBalancingSweeps caps the final balancing phase, as MAX_ITERATION_COUNT
@@ -50,10 +48,10 @@ type heterogeneousBuilder struct {
 	parts      []int32 // the topic's partitions grouped by owner
 }
 
-func assignHeterogeneous(members []Member, ti *topicIndex) ([]kafka.Assignment, error) {
+func assignHeterogeneous(members []Member, ti *topicIndex) (*GroupAssignment, error) {
 	b := &heterogeneousBuilder{members: members, ti: ti}
 	if !b.build() {
-		return emptyAssignments(members), nil
+		return newGroupAssignment(ti, len(members)), nil
 	}
 	return buildAssignments(members, ti, b.owner), nil
 }

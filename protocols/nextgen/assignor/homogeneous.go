@@ -45,17 +45,19 @@ import (
 //     has not claimed an extra while extras are still left then;
 //   - before dealing, the extras still unclaimed go to the last unfilled
 //     members, one each, walking the queue backwards.
-func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) ([]kafka.Assignment, error) {
+func assignHomogeneous(members []Member, ti *topicIndex, extraToAnyMember bool) (*GroupAssignment, error) {
 	subscribed := make([]bool, len(ti.names))
 	anySubscribed := false
+	guess := int32(0)
 	for _, name := range members[0].Topics {
-		if t := ti.lookup(name); t >= 0 {
+		if t := ti.lookupNear(name, guess); t >= 0 {
 			subscribed[t] = true
 			anySubscribed = true
+			guess = t + 1
 		}
 	}
 	if !anySubscribed {
-		return emptyAssignments(members), nil
+		return newGroupAssignment(ti, len(members)), nil
 	}
 
 	b := homogeneousBuilder{members: members, ti: ti, subscribed: subscribed, extraToAnyMember: extraToAnyMember}
@@ -76,6 +78,41 @@ func newClaimedSet(n int) claimedSet { return make(claimedSet, (n+63)/64) }
 func (s claimedSet) has(g int) bool { return s[g>>6]&(1<<(g&63)) != 0 }
 
 func (s claimedSet) add(g int) { s[g>>6] |= 1 << (g & 63) }
+
+// claimRange adds [lo, hi) to s if none of it is in s yet, and reports
+// whether it did; otherwise s is unchanged.
+func (s claimedSet) claimRange(lo, hi int) bool {
+	if w := lo >> 6; (hi-1)>>6 == w {
+		// Within one word, as most members' runs are.
+		mask := ^uint64(0) >> uint(64-(hi-lo)) << uint(lo&63)
+		if s[w]&mask != 0 {
+			return false
+		}
+		s[w] |= mask
+		return true
+	}
+	for w := lo >> 6; w <= (hi-1)>>6; w++ {
+		if s[w]&rangeMask(w, lo, hi) != 0 {
+			return false
+		}
+	}
+	for w := lo >> 6; w <= (hi-1)>>6; w++ {
+		s[w] |= rangeMask(w, lo, hi)
+	}
+	return true
+}
+
+// rangeMask is the bits of word w that [lo, hi) covers (lo < hi).
+func rangeMask(w, lo, hi int) uint64 {
+	mask := ^uint64(0)
+	if start := w << 6; lo > start {
+		mask <<= uint(lo - start)
+	}
+	if end := (w + 1) << 6; hi < end {
+		mask &= ^uint64(0) >> uint(end-hi)
+	}
+	return mask
+}
 
 // appendUnclaimed appends the global indices in [lo, hi) that are not in
 // s, ascending, a word of 64 at a time.
@@ -130,7 +167,7 @@ type homogeneousBuilder struct {
 	keptList   []int32
 	unassigned []int32
 
-	out []kafka.Assignment
+	out *GroupAssignment
 	// changing lists the members whose target is not settled by the
 	// keeping pass, in GroupSpec order, with their share of the unassigned
 	// list once dealt.
@@ -149,6 +186,12 @@ type changingMember struct {
 	// keptList[keptFrom:keptFrom+kept] is what the member kept of its
 	// current target.
 	keptFrom, kept int32
+	// changed: the member gave up or dropped some of its current target,
+	// or its target had something out of place (see keepWithinQuota).
+	changed bool
+	// merge: the member's target is what it kept and was dealt, sorted,
+	// not just its share of the unassigned list (see assignments).
+	merge bool
 }
 
 // keepWithinQuota visits the members in GroupSpec order: each gets its
@@ -166,16 +209,13 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 	minQuota := b.total / numMembers
 	extra := b.total % numMembers
 	b.claimed = newClaimedSet(b.ti.total())
-	b.out = make([]kafka.Assignment, numMembers)
-	// Every member without a target changes: in a full assignment that is
-	// all of them, whom appending one by one would copy over and over.
-	fresh := 0
-	for m := range b.members {
-		if b.members[m].Current == nil {
-			fresh++
-		}
+	b.out = newGroupAssignment(b.ti, numMembers)
+	// Every member without a target changes: when the first has none,
+	// this is likely a full assignment, where that is all of them, whom
+	// appending one by one would copy over and over.
+	if b.members[0].Current == nil {
+		b.changing = make([]changingMember, 0, numMembers)
 	}
-	b.changing = make([]changingMember, 0, fresh+1)
 	var heldBuf []currentTopic
 	var orderBuf []int32
 	guess := int32(0)
@@ -230,9 +270,30 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			held = heldBuf
 		}
 		keptFrom := len(b.keptList)
+		// lazy: the member's partitions fill its quota exactly, as
+		// nearly every member's do in a settled group, so unless one is
+		// out of place it keeps them all and stays as it is, and what it
+		// kept need not be listed in keptList; held[:unlisted] were kept
+		// so.
+		size := 0
 		for _, c := range held {
+			size += len(c.parts)
+		}
+		lazy, unlisted := size == quota && !changed, 0
+		for j, c := range held {
 			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
 			ps := c.parts
+			if len(ps) <= quota && b.keepAll(ps, base, n, !lazy) {
+				quota -= len(ps)
+				if lazy {
+					unlisted = j + 1
+				}
+				continue
+			}
+			if lazy {
+				b.listKept(held[:unlisted])
+				lazy, unlisted = false, 0
+			}
 			if len(ps) > quota {
 				// Some are given up: which, Kafka's HashSet order decides.
 				ps = javaSetOrder(ps, &orderBuf)
@@ -271,6 +332,9 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			}
 		}
 		kept := len(b.keptList) - keptFrom
+		for _, c := range held[:unlisted] {
+			kept += len(c.parts)
+		}
 		b.kept += kept
 		unfilled := quota > 0
 		if b.extraToAnyMember {
@@ -287,12 +351,16 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// The quotas sum to the partition count, so a member left under
 		// its quota receives exactly what it lacks in deal.
 		if unfilled || changed {
-			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
+			// A member that kept its partitions unlisted has its quota
+			// and nothing out of place, so it does not come here; but
+			// the deal would need the list.
+			b.listKept(held[:unlisted])
+			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, changed: changed, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
 			continue
 		}
 		// Settled: what it kept is its current target, no list needed.
 		b.keptList = b.keptList[:keptFrom]
-		b.out[m] = current
+		b.out.keep(m)
 	}
 	if b.extraToAnyMember {
 		// The extras nobody kept go to the last unfilled members.
@@ -303,6 +371,77 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			}
 		}
 	}
+}
+
+// keepAll keeps every partition of ps (of the topic whose partition 0 is
+// global index base, with n partitions), as the loop in keepWithinQuota
+// would when they all fit the member's quota, ascend, exist and are
+// nobody's yet, which is every member's case but for the few a change
+// touches; then it reports true, and lists them in keptList if list is
+// set. Otherwise it reports false and leaves everything as it was, for
+// that loop to sort out.
+func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32, list bool) bool {
+	if len(ps) == 0 {
+		return true
+	}
+	from := len(b.keptList)
+	if first, last := ps[0], ps[len(ps)-1]; first >= 0 && last < n && int(last-first) == len(ps)-1 && isRun(ps) {
+		// One run of partitions, as the deal hands them out: claimed a
+		// word at a time.
+		lo := base + int(first)
+		if !b.claimed.claimRange(lo, lo+len(ps)) {
+			return false
+		}
+		if list {
+			for g := lo; g < lo+len(ps); g++ {
+				b.keptList = append(b.keptList, int32(g))
+			}
+		}
+		return true
+	}
+	prev := int32(-1)
+	for i, p := range ps {
+		// p > prev ≥ -1 and p < n: p is a partition of the topic.
+		g := base + int(p)
+		if p <= prev || p >= n || b.claimed.has(g) {
+			for _, q := range ps[:i] {
+				g := base + int(q)
+				b.claimed[g>>6] &^= 1 << (g & 63)
+			}
+			return false
+		}
+		b.claimed.add(g)
+		prev = p
+	}
+	if list {
+		b.keptList = append(b.keptList, ps...)
+		for i := from; i < len(b.keptList); i++ {
+			b.keptList[i] += int32(base)
+		}
+	}
+	return true
+}
+
+// listKept lists in keptList the partitions of held, which the member
+// kept whole by keepAll without listing them.
+func (b *homogeneousBuilder) listKept(held []currentTopic) {
+	for _, c := range held {
+		base := int32(b.ti.offset[c.topic])
+		for _, p := range c.parts {
+			b.keptList = append(b.keptList, base+p)
+		}
+	}
+}
+
+// isRun tells whether ps counts up by one from ps[0].
+func isRun(ps []int32) bool {
+	first := ps[0]
+	for i, p := range ps {
+		if p != first+int32(i) {
+			return false
+		}
+	}
+	return true
 }
 
 type currentTopic struct {
@@ -385,60 +524,58 @@ func (b *homogeneousBuilder) deal() {
 // come back to it in the deal), in which case it keeps its map, as
 // buildAssignments decides.
 //
-// The changing members' lists are cut from one array, not one each as
-// buildAssignments does: in a full assignment that is every member, and
-// one allocation instead of thousands is most of the difference. The array
-// lives as long as any of those members keeps its target, which holds at
-// most the partitions that changed hands in this one call.
-func (b *homogeneousBuilder) assignments() []kafka.Assignment {
-	// Kept and dealt partitions are distinct (a dealt one was nobody's or
-	// released), so this is the size of the changing members' targets.
+// A member that kept nothing and was dealt an ascending run (in a full
+// assignment, every member) has that run of the unassigned list as its
+// target, without a copy; the others' are merged after the unassigned
+// list, which grows once to hold them, not into one array each.
+func (b *homogeneousBuilder) assignments() *GroupAssignment {
 	size := 0
-	for _, c := range b.changing {
-		size += int(c.kept) + int(c.to-c.from)
-	}
-	slab := make([]int32, size)
-	var scratch, topicOf []int32
-	for _, c := range b.changing {
-		m := int(c.member)
-		cur := b.members[m].Current
-		// gs: the member's new partitions as global indices, ascending.
-		// A member that kept nothing has its share of the unassigned list,
-		// ascending unless it holds released partitions.
-		gs := b.unassigned[c.from:c.to]
-		if c.kept > 0 || !slices.IsSorted(gs) {
-			gs = b.keptAndDealt(scratch[:0], c)
-			scratch = gs
-		}
-
-		// Global indices ascend with (topic, partition): find the first
-		// one's topic, then walk the topics along with them.
-		parts := slab[:len(gs):len(gs)]
-		topicOf = topicOf[:0]
-		runs := 0
-		t := 0
-		if len(gs) > 0 {
-			t = b.ti.topicOf(gs[0])
-		}
-		for i, g := range gs {
-			for int(g) >= b.ti.offset[t+1] {
-				t++
-			}
-			if i == 0 || topicOf[i-1] != int32(t) {
-				runs++
-			}
-			parts[i] = g - int32(b.ti.offset[t])
-			topicOf = append(topicOf, int32(t))
-		}
-		if cur != nil && sameRuns(cur, runs, b.ti, parts, topicOf) {
-			b.out[m] = cur
+	for i := range b.changing {
+		c := &b.changing[i]
+		if c.settled() {
 			continue
 		}
-		slab = slab[len(gs):]
-		b.out[m] = newAssignment(b.ti, runs, parts, topicOf)
+		if c.kept > 0 || !slices.IsSorted(b.unassigned[c.from:c.to]) {
+			c.merge = true
+			size += int(c.kept) + int(c.to-c.from)
+		}
 	}
+	// The merged lists follow the unassigned list in one array.
+	parts := b.unassigned
+	if size > 0 {
+		parts = slices.Grow(parts, size)
+	}
+	b.out.spans = make([]memberSpan, 0, len(b.changing))
+	for _, c := range b.changing {
+		m := int(c.member)
+		if c.settled() {
+			b.out.keep(m)
+			continue
+		}
+		// parts[from:to]: the member's new partitions as global indices,
+		// ascending.
+		from, to := int(c.from), int(c.to)
+		if c.merge {
+			from = len(parts)
+			parts = b.keptAndDealt(parts, c)
+			to = len(parts)
+		}
+		if cur := b.members[m].Current; cur != nil && b.ti.sameAsGlobal(cur, parts[from:to]) {
+			b.out.keep(m)
+			continue
+		}
+		b.out.set(m, from, to)
+	}
+	b.out.parts = parts
 	return b.out
 }
+
+// settled tells whether c keeps its current target after all: it kept
+// every partition of it, nothing was out of place, and the deal gave it
+// nothing. Under Kafka 4.1's rule every member at the minimum waits in the
+// unfilled queue while extras are left, so after a member leaves nearly
+// every member is such a one.
+func (c *changingMember) settled() bool { return !c.changed && c.from == c.to }
 
 // keptAndDealt appends to buf the global indices of what changing member
 // c kept of its current target and what it was dealt, ascending. They are
@@ -446,10 +583,11 @@ func (b *homogeneousBuilder) assignments() []kafka.Assignment {
 // and what is dealt was nobody's or released by another member (one that
 // releases has filled its quota and is dealt nothing).
 func (b *homogeneousBuilder) keptAndDealt(buf []int32, c changingMember) []int32 {
+	from := len(buf)
 	buf = append(buf, b.keptList[c.keptFrom:c.keptFrom+c.kept]...)
 	buf = append(buf, b.unassigned[c.from:c.to]...)
-	if !slices.IsSorted(buf) {
-		slices.Sort(buf)
+	if mine := buf[from:]; !slices.IsSorted(mine) {
+		slices.Sort(mine)
 	}
 	return buf
 }

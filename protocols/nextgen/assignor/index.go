@@ -2,6 +2,7 @@ package assignor
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/rebalsim/rebalsim/kafka"
@@ -20,6 +21,9 @@ type topicIndex struct {
 	// offset[t] is the global index of partition 0 of topic t; offset[T] is
 	// the total number of partitions.
 	offset []int
+	// byName is built on the first lookup that lookupNear cannot answer:
+	// a homogeneous group whose subscription lists the topics in
+	// metadata order needs none.
 	byName map[string]int32
 }
 
@@ -28,21 +32,53 @@ func newTopicIndex(topics []kafka.Topic) (*topicIndex, error) {
 		names:  make([]string, len(topics)),
 		counts: make([]int32, len(topics)),
 		offset: make([]int, len(topics)+1),
-		byName: make(map[string]int32, len(topics)),
 	}
 	for i, t := range topics {
 		if t.Partitions < 0 {
 			return nil, fmt.Errorf("topic %q has %d partitions; a partition count must be zero or more", t.Name, t.Partitions)
 		}
-		if _, dup := ti.byName[t.Name]; dup {
-			return nil, fmt.Errorf("topic %q is listed twice in the topic metadata", t.Name)
-		}
-		ti.byName[t.Name] = int32(i)
 		ti.names[i] = t.Name
 		ti.counts[i] = t.Partitions
 		ti.offset[i+1] = ti.offset[i] + int(t.Partitions)
 	}
+	if dup, ok := duplicate(ti.names); ok {
+		return nil, fmt.Errorf("topic %q is listed twice in the topic metadata", dup)
+	}
 	return ti, nil
+}
+
+// duplicate returns the first name of names that an earlier one repeats,
+// if any: at once when names ascend, as a coordinator's usually do, else
+// through a small hash table of indices (not a Go map, nor a sorted copy
+// of the strings: this runs on every assignment). The table's seed only
+// places the entries; which name is reported does not depend on it.
+func duplicate(names []string) (string, bool) {
+	ascending := true
+	for i := 1; i < len(names) && ascending; i++ {
+		ascending = names[i-1] < names[i]
+	}
+	if ascending {
+		return "", false
+	}
+	size := 1
+	for size < 2*len(names) {
+		size <<= 1
+	}
+	slots := make([]int32, size) // index+1 of the name there, 0 = empty
+	seed := maphash.MakeSeed()
+	for i, name := range names {
+		for h := maphash.String(seed, name); ; h++ {
+			slot := &slots[h&uint64(size-1)]
+			if *slot == 0 {
+				*slot = int32(i + 1)
+				break
+			}
+			if names[*slot-1] == name {
+				return name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // topicOf returns the topic of global partition index g, the last topic
@@ -67,6 +103,12 @@ func (ti *topicIndex) total() int { return ti.offset[len(ti.names)] }
 // subscribed names against the metadata image before it calls an assignor
 // (TopicIds), so a topic that does not exist yet is simply not subscribed.
 func (ti *topicIndex) lookup(name string) int32 {
+	if ti.byName == nil {
+		ti.byName = make(map[string]int32, len(ti.names))
+		for i, name := range ti.names {
+			ti.byName[name] = int32(i)
+		}
+	}
 	if t, ok := ti.byName[name]; ok {
 		return t
 	}
@@ -186,64 +228,18 @@ func byID(members []Member, each []kafka.Assignment) (map[string]kafka.Assignmen
 	return out, nil
 }
 
-// sameRuns tells whether current holds exactly the partitions parts (of
-// topics topicOf, in runs runs of one topic each, ascending).
-func sameRuns(current kafka.Assignment, runs int, ti *topicIndex, parts, topicOf []int32) bool {
-	if len(current) == 0 {
-		return runs == 0
-	}
-	held := 0
-	for _, ps := range current {
-		if len(ps) > 0 {
-			held++
-		}
-	}
-	if held != runs {
-		return false
-	}
-	for i := 0; i < len(parts); {
-		j := i + 1
-		for j < len(parts) && topicOf[j] == topicOf[i] {
-			j++
-		}
-		if !slices.Equal(current[ti.names[topicOf[i]]], parts[i:j]) {
-			return false
-		}
-		i = j
-	}
-	return true
-}
-
-// emptyAssignments gives every member an empty assignment. Kafka returns an
-// empty GroupAssignment when nobody subscribes to an existing topic and the
-// coordinator then reads each member's target as Assignment.EMPTY; rebalsim
-// spells that out so callers always find every member in the result.
-func emptyAssignments(members []Member) []kafka.Assignment {
-	out := make([]kafka.Assignment, len(members))
-	for i := range out {
-		out[i] = kafka.Assignment{}
-	}
-	return out
-}
-
 // buildAssignments turns a flat owner slice (global partition index → member
-// index, or a negative value for "nobody") into one kafka.Assignment per
-// member, in member order. A counting sort lays the partitions out member
-// by member, so each member's partitions of a topic are a sorted run.
+// index, or a negative value for "nobody") into the result, in member
+// order. A counting sort lays the partitions out member by member, each
+// member's ascending.
 //
-// A member whose new assignment equals its current one gets the current map
-// itself: in a large group most members keep what they had (often nothing),
-// and the coordinator treats targets as read-only. Every other member gets
-// its partitions in one array of its own, each topic's list a sub-slice of
-// it with its capacity clipped so that appending to one cannot overwrite
-// the next. One array per member, not one for the whole group, because a
-// kept assignment keeps its array alive: sharing one would keep a copy of
-// every partition alive per recomputation (hundreds of MB for a
-// 100,000-partition group through a rolling restart).
-func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.Assignment {
+// A member whose new assignment equals its current one keeps the current
+// map itself: in a large group most members keep what they had (often
+// nothing), and the coordinator treats targets as read-only.
+func buildAssignments(members []Member, ti *topicIndex, owner []int32) *GroupAssignment {
 	nm := len(members)
 	// next[m] starts as the count of member m's partitions and becomes the
-	// write position of member m in the sorted arrays; start[m] keeps
+	// write position of member m in the sorted array; start[m] keeps
 	// where member m's partitions begin. One allocation holds both: a
 	// large group recomputes its target on every join.
 	positions := make([]int32, 2*(nm+1))
@@ -257,53 +253,24 @@ func buildAssignments(members []Member, ti *topicIndex, owner []int32) []kafka.A
 		next[m] += next[m-1]
 	}
 	copy(start, next)
-	assigned := start[nm]
-	parts := make([]int32, assigned)
-	topicOf := make([]int32, assigned)
-	for t := range ti.names {
-		base := ti.offset[t]
-		for p := int32(0); p < ti.counts[t]; p++ {
-			m := owner[base+int(p)]
-			if m < 0 {
-				continue
-			}
-			i := next[m]
-			parts[i] = p
-			topicOf[i] = int32(t)
-			next[m] = i + 1
-		}
-	}
-	out := make([]kafka.Assignment, nm)
-	for m := 0; m < nm; m++ {
-		lo, hi := start[m], start[m+1]
-		runs := 0
-		for i := lo; i < hi; i++ {
-			if i == lo || topicOf[i] != topicOf[i-1] {
-				runs++
-			}
-		}
-		if cur := members[m].Current; cur != nil && sameRuns(cur, runs, ti, parts[lo:hi], topicOf[lo:hi]) {
-			out[m] = cur
+	parts := make([]int32, start[nm])
+	for g, m := range owner {
+		if m < 0 {
 			continue
 		}
-		out[m] = newAssignment(ti, runs, slices.Clone(parts[lo:hi]), topicOf[lo:hi])
+		parts[next[m]] = int32(g)
+		next[m]++
+	}
+	out := newGroupAssignment(ti, nm)
+	out.parts = parts
+	out.spans = make([]memberSpan, 0, nm)
+	for m := 0; m < nm; m++ {
+		lo, hi := int(start[m]), int(start[m+1])
+		if cur := members[m].Current; cur != nil && ti.sameAsGlobal(cur, parts[lo:hi]) {
+			out.keep(m)
+			continue
+		}
+		out.set(m, lo, hi)
 	}
 	return out
-}
-
-// newAssignment makes the assignment of partitions own (of topics
-// topicOf, in runs runs of one topic each, ascending): each topic's list
-// is a sub-slice of own with its capacity clipped so that appending to one
-// cannot overwrite the next, so own must be the caller's to give away.
-func newAssignment(ti *topicIndex, runs int, own, topicOf []int32) kafka.Assignment {
-	a := make(kafka.Assignment, runs)
-	for i := 0; i < len(own); {
-		j := i + 1
-		for j < len(own) && topicOf[j] == topicOf[i] {
-			j++
-		}
-		a[ti.names[topicOf[i]]] = own[i:j:j]
-		i = j
-	}
-	return a
 }

@@ -29,11 +29,11 @@ func (r rangeAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[string]
 	return assignByID(r, spec, topics)
 }
 
-func (rangeAssignor) assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
+func (rangeAssignor) assignGroup(spec GroupSpec, topics []kafka.Topic) (*GroupAssignment, error) {
 	return assignWith(spec, topics, assignRange)
 }
 
-func assignRange(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
+func assignRange(spec GroupSpec, ti *topicIndex) (*GroupAssignment, error) {
 	members := spec.Members
 	subs := resolveSubscriptions(members, ti)
 
@@ -66,16 +66,6 @@ func assignRange(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
 			subscribers[t]++
 		}
 	}
-	// Each topic's partitions 0..P-1 are laid out once; a member's block is
-	// a sub-slice of it with its capacity clipped, so blocks share storage
-	// without a caller's append reaching a neighbour's block.
-	all := make([]int32, ti.total())
-	for t := 0; t < nt; t++ {
-		base := ti.offset[t]
-		for p := 0; p < int(ti.counts[t]); p++ {
-			all[base+p] = int32(p)
-		}
-	}
 	nextRange := make([]int32, nt)
 	extra := make([]int32, nt)
 	for t := 0; t < nt; t++ {
@@ -84,11 +74,16 @@ func assignRange(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
 		}
 	}
 
-	type block struct{ topic, start, end int32 }
-	var blocks []block // one member's non-empty blocks, reused
-	out := make([]kafka.Assignment, len(members))
+	// Every partition goes to one member at most: the members' blocks,
+	// by global index, are laid out one after another in one array, each
+	// member's ascending because its topics are.
+	all := make([]int32, 0, ti.total())
+	out := newGroupAssignment(ti, len(members))
+	// Every member has a span, set in the sorted order: listed by member
+	// directly.
+	out.spans = make([]memberSpan, len(members))
 	for _, m := range order {
-		blocks = blocks[:0]
+		from := len(all)
 		for _, t := range subs.of(m) {
 			quota := ti.counts[t] / subscribers[t]
 			if extra[t] > 0 {
@@ -98,18 +93,13 @@ func assignRange(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
 			start := nextRange[t]
 			end := min(start+quota, ti.counts[t])
 			nextRange[t] = end
-			if start < end {
-				blocks = append(blocks, block{t, start, end})
+			base := int32(ti.offset[t])
+			for p := start; p < end; p++ {
+				all = append(all, base+p)
 			}
 		}
-		// Sized to the blocks actually given: with more members than
-		// partitions most members of a large group get nothing.
-		a := make(kafka.Assignment, len(blocks))
-		for _, bl := range blocks {
-			base := ti.offset[bl.topic]
-			a[ti.names[bl.topic]] = all[base+int(bl.start) : base+int(bl.end) : base+int(bl.end)]
-		}
-		out[m] = a
+		out.spans[m] = memberSpan{int32(m), int32(from), int32(len(all))}
 	}
+	out.parts = all
 	return out, nil
 }

@@ -23,8 +23,8 @@ func (u uniformAssignor) Assign(spec GroupSpec, topics []kafka.Topic) (map[strin
 	return assignByID(u, spec, topics)
 }
 
-func (uniformAssignor) assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
-	return assignWith(spec, topics, func(spec GroupSpec, ti *topicIndex) ([]kafka.Assignment, error) {
+func (uniformAssignor) assignGroup(spec GroupSpec, topics []kafka.Topic) (*GroupAssignment, error) {
+	return assignWith(spec, topics, func(spec GroupSpec, ti *topicIndex) (*GroupAssignment, error) {
 		if spec.Type == Homogeneous {
 			return assignHomogeneous(spec.Members, ti, spec.ExtraToAnyMember)
 		}
@@ -35,12 +35,12 @@ func (uniformAssignor) assignEach(spec GroupSpec, topics []kafka.Topic) ([]kafka
 // assignWith is the frame every built-in server assignor shares: it checks
 // spec, answers an empty group with an empty result, indexes the topics
 // and runs build on the rest.
-func assignWith(spec GroupSpec, topics []kafka.Topic, build func(GroupSpec, *topicIndex) ([]kafka.Assignment, error)) ([]kafka.Assignment, error) {
+func assignWith(spec GroupSpec, topics []kafka.Topic, build func(GroupSpec, *topicIndex) (*GroupAssignment, error)) (*GroupAssignment, error) {
 	if err := checkSpec(spec); err != nil {
 		return nil, err
 	}
 	if len(spec.Members) == 0 {
-		return nil, nil
+		return &GroupAssignment{}, nil
 	}
 	ti, err := newTopicIndex(topics)
 	if err != nil {
@@ -51,12 +51,12 @@ func assignWith(spec GroupSpec, topics []kafka.Topic, build func(GroupSpec, *top
 
 // assignByID is Assign for a built-in assignor: its result in spec order,
 // keyed by member id.
-func assignByID(a eachAssignor, spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
-	each, err := a.assignEach(spec, topics)
+func assignByID(a groupAssignor, spec GroupSpec, topics []kafka.Topic) (map[string]kafka.Assignment, error) {
+	r, err := a.assignGroup(spec, topics)
 	if err != nil {
 		return nil, err
 	}
-	return byID(spec.Members, each)
+	return byID(spec.Members, r.Each(spec.Members))
 }
 
 // checkSpec rejects an unknown subscription type. A member listed twice,
