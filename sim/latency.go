@@ -85,61 +85,47 @@ type latencyWindowSet struct {
 	hists  []*latencyHist
 }
 
-// eachClip calls fn with the part of every piece that leaves within each
-// window of each set. A piece is cut only into the windows it overlaps; an
-// instant belongs to one window, the one it starts (the last one if it
-// lies on the last bound: the records still waiting at the horizon).
-// want, if not nil, picks the windows to cut pieces into.
-func eachClip(pieces pieceChunks, sets []latencyWindowSet, want func(set, window int) bool, fn func(set, window int, c latencyPiece)) {
-	for _, chunk := range pieces {
-		for _, q := range chunk {
-			for k := range sets {
-				bounds := sets[k].bounds
-				n := len(bounds) - 1
-				if n <= 0 {
-					continue
-				}
-				// The last window whose start is at or before the piece's start.
-				first := searchAtLeast(bounds, q.t0)
-				if first == len(bounds) || bounds[first] > q.t0 {
-					first--
-				}
-				if q.t1 == q.t0 && first == n {
-					first = n - 1
-				}
-				for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
-					if want != nil && !want(k, i) {
-						// A window no search needs.
-					} else if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
-						fn(k, i, c)
-					}
-					if q.t1 == q.t0 {
-						break
-					}
-				}
-			}
-		}
-	}
-}
-
 // countWindows fills in the histogram of every window of the sets, in one
-// pass over the pieces.
-func countWindows(pieces pieceChunks, sets []latencyWindowSet) {
+// pass over the pieces, and returns the pieces whose records leave above
+// latency 0 in some window: the only ones a quantile's search may read.
+func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	for k := range sets {
 		sets[k].hists = make([]*latencyHist, max(len(sets[k].bounds)-1, 0))
 		for i := range sets[k].hists {
 			sets[k].hists[i] = newLatencyHist()
 		}
 	}
-	eachClip(pieces, sets, nil, func(k, i int, c latencyPiece) { sets[k].hists[i].add(c) })
+	cursors := windowCursors(sets)
+	reach := newPieceReach(pieces)
+	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece) {
+		above := false
+		for k := range cursors {
+			cur := &cursors[k]
+			from, to := cur.windows(q)
+			for i := from; i < to; i++ {
+				c, ok := q.clip(cur.bounds[i], cur.bounds[i+1])
+				if !ok {
+					continue
+				}
+				sets[k].hists[i].add(c)
+				above = above || max(c.w0, c.w1) > 0
+			}
+		}
+		if above {
+			reach.add(chunk, at, q)
+		}
+	})
+	return reach
 }
 
 // histOver spreads the records leaving within [a, b] over the histogram's
 // buckets.
 func histOver(pieces pieceChunks, a, b float64) *latencyHist {
 	sets := []latencyWindowSet{{bounds: []float64{a, b}}}
-	countWindows(pieces, sets)
-	return sets[0].hists[0]
+	reach := countWindows(pieces, sets)
+	h := sets[0].hists[0]
+	h.reach = reach
+	return h
 }
 
 // latencyOver computes the exact percentiles of the records leaving within
@@ -150,7 +136,7 @@ func latencyOver(pieces pieceChunks, a, b float64) LatencyStats {
 
 // latencyFromHist is latencyOver given the histogram of [a, b].
 func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencyStats {
-	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}})[0][0]
+	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}}, h.reach)[0][0]
 }
 
 // latencyWindows computes the exact percentiles of the records leaving in
@@ -162,12 +148,13 @@ func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
 	for k, b := range bounds {
 		sets[k].bounds = b
 	}
-	countWindows(pieces, sets)
-	return windowLatency(pieces, sets)
+	reach := countWindows(pieces, sets)
+	return windowLatency(pieces, sets, reach)
 }
 
 // windowLatency computes the exact percentiles of each window of the sets,
-// given their histograms. Within a window the latency distribution is a
+// given their histograms and the pieces a search may read (reach; nil for
+// all of them). Within a window the latency distribution is a
 // mixture of uniform distributions (one per piece) and atoms, so its
 // distribution function is piecewise linear. The histogram finds the
 // bucket each quantile falls in. While more than latencySweepPieces
@@ -178,7 +165,13 @@ func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
 // only a few pieces per quantile are ever held and sorted, however many
 // the run has: a long run has millions in one 1-2-5 bucket, often at one
 // latency (a partition kept at a constant delay).
-func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats {
+//
+// A range only narrows, so a piece that reaches no open range of its
+// windows in one pass reaches none in the next: each pass drops such
+// pieces from reach, and the later passes read only the few pieces near
+// a quantile. Within a window the pieces are still read in the order
+// they were added, so every sum is the same as over all of them.
+func windowLatency(pieces pieceChunks, sets []latencyWindowSet, reach *pieceReach) [][]LatencyStats {
 	out := make([][]LatencyStats, len(sets))
 	searches := make([][][]*quantileSearch, len(sets))
 	var all []*quantileSearch
@@ -204,6 +197,12 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats
 			}
 		}
 	}
+	if !slices.ContainsFunc(all, func(s *quantileSearch) bool { return !s.settled }) {
+		return out
+	}
+	if reach == nil {
+		reach = everyPiece(pieces)
+	}
 	for {
 		counting := false
 		for _, s := range all {
@@ -215,34 +214,14 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats
 		if !counting {
 			break
 		}
-		counts := func(k, i int) bool {
-			return slices.ContainsFunc(searches[k][i], func(s *quantileSearch) bool { return s.records != nil })
-		}
-		eachClip(pieces, sets, counts, func(k, i int, c latencyPiece) {
-			for _, s := range searches[k][i] {
-				if s.records != nil {
-					s.count(c)
-				}
-			}
-		})
+		searchPass(pieces, sets, searches, reach, false)
 		for _, s := range all {
 			if s.records != nil {
 				s.counted()
 			}
 		}
 	}
-	sweeps := func(k, i int) bool {
-		return slices.ContainsFunc(searches[k][i], func(s *quantileSearch) bool { return s.sweep != nil })
-	}
-	if slices.ContainsFunc(all, func(s *quantileSearch) bool { return s.sweep != nil }) {
-		eachClip(pieces, sets, sweeps, func(k, i int, c latencyPiece) {
-			for _, s := range searches[k][i] {
-				if s.sweep != nil {
-					s.sweep.add(c)
-				}
-			}
-		})
-	}
+	searchPass(pieces, sets, searches, reach, true)
 	for _, s := range all {
 		if e := s.sweep; e != nil {
 			*s.out = min(e.sweep(s.below, s.target), s.max)
@@ -250,6 +229,72 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats
 		}
 	}
 	return out
+}
+
+// searchPass reads the pieces in reach, clipped to each window they leave
+// in, into the searches of that window that read this pass: those
+// counting, or (if sweeping) those collecting edges. A chunk of pieces
+// none of which leaves in such a window is skipped.
+func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*quantileSearch, reach *pieceReach, sweeping bool) {
+	reads := func(s *quantileSearch) bool {
+		return s.records != nil || (sweeping && s.sweep != nil)
+	}
+	feeds := make([][][]*quantileSearch, len(sets))
+	fed := make([][]int, len(sets)) // fed[k][i]: windows before i with searches to feed
+	for k := range searches {
+		feeds[k] = make([][]*quantileSearch, len(searches[k]))
+		fed[k] = make([]int, len(searches[k])+1)
+		for i, ss := range searches[k] {
+			for _, s := range ss {
+				if reads(s) {
+					feeds[k][i] = append(feeds[k][i], s)
+				}
+			}
+			fed[k][i+1] = fed[k][i]
+			if len(feeds[k][i]) > 0 {
+				fed[k][i+1]++
+			}
+		}
+	}
+	cursors, spanCursors := windowCursors(sets), windowCursors(sets)
+	wanted := func(span timeSpan) bool {
+		if span.t0 > span.t1 {
+			return false
+		}
+		for k := range spanCursors {
+			from, to := spanCursors[k].windows(&latencyPiece{t0: span.t0, t1: span.t1})
+			if fed[k][to] > fed[k][from] {
+				return true
+			}
+		}
+		return false
+	}
+	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece) {
+		for k := range cursors {
+			cur := &cursors[k]
+			from, to := cur.windows(q)
+			if fed[k][to] == fed[k][from] {
+				continue
+			}
+			for i := from; i < to; i++ {
+				ss := feeds[k][i]
+				if len(ss) == 0 {
+					continue
+				}
+				c, ok := q.clip(cur.bounds[i], cur.bounds[i+1])
+				if !ok {
+					continue
+				}
+				for _, s := range ss {
+					if s.records != nil {
+						s.count(c)
+					} else {
+						s.sweep.add(c)
+					}
+				}
+			}
+		}
+	})
 }
 
 // latencyResolution is the width of a range within which a quantile is
@@ -283,6 +328,7 @@ type quantileSearch struct {
 	target, max   float64
 	settled       bool                // the quantile is written without a sweep
 	records       []float64           // per part, while counting
+	parts         []float64           // the parts' bounds, partLo(0) to partLo(len(records)), while counting
 	density       []float64           // where the density of pieces covering parts whole starts and ends, while counting
 	low, high     []float64           // the lowest and highest latency reached in each part, while counting
 	pieces        int                 // starting or ending in the range
@@ -310,11 +356,7 @@ func (s *quantileSearch) narrow(n int) {
 // partLo is the lower bound of part j, and partLo(parts) the
 // range's upper.
 func (s *quantileSearch) partLo(j int) float64 {
-	n := len(s.records)
-	if j >= n {
-		return s.hi
-	}
-	return s.lo + (s.hi-s.lo)*float64(j)/float64(n)
+	return s.parts[min(j, len(s.records))]
 }
 
 // partOf is the part (partLo(j), partLo(j+1)] holding latency x, the
@@ -390,9 +432,12 @@ func (s *quantileSearch) counts() {
 	n := min(max(s.pieces/latencyPiecesPerPart, latencyPartsMin), latencyPartsMax)
 	s.records, s.density = make([]float64, n), make([]float64, n+1)
 	s.low, s.high = make([]float64, n), make([]float64, n)
+	s.parts = make([]float64, n+1)
 	for j := range n {
 		s.low[j], s.high[j] = math.Inf(1), math.Inf(-1)
+		s.parts[j] = s.lo + (s.hi-s.lo)*float64(j)/float64(n)
 	}
+	s.parts[n] = s.hi
 	s.ends = make([]int, n)
 }
 
@@ -406,7 +451,7 @@ func (s *quantileSearch) counted() {
 	s.lo, s.hi = max(lo, math.Nextafter(s.low[j], math.Inf(-1))), min(hi, s.high[j])
 	s.below += below
 	s.narrow(s.ends[j])
-	s.records, s.density, s.low, s.high, s.ends = nil, nil, nil, nil, nil
+	s.records, s.density, s.low, s.high, s.ends, s.parts = nil, nil, nil, nil, nil, nil
 }
 
 // latencyBucketEdges are the edges of the latency density within (lo, hi],
@@ -502,6 +547,9 @@ type latencyHist struct {
 	// ends counts the latencies at which pieces start or end (or atoms
 	// lie) in each bucket: the edges a sweep of the bucket would hold.
 	ends []int
+	// reach are the pieces leaving above latency 0 in the window, once
+	// counted by histOver: the only ones a quantile's search reads.
+	reach *pieceReach
 }
 
 func newLatencyHist() *latencyHist {
@@ -513,13 +561,15 @@ func (h *latencyHist) add(c latencyPiece) {
 	lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
 	h.max = max(h.max, hi)
 	if hi-lo <= 1e-12*max(1, hi) {
-		h.mass[bucketOf(hi)] += c.mass
-		h.ends[bucketOf(hi)]++
+		b := bucketOf(hi)
+		h.mass[b] += c.mass
+		h.ends[b]++
 		return
 	}
-	h.ends[bucketOf(lo)]++
-	h.ends[bucketOf(hi)]++
-	for i := bucketOf(lo); i <= bucketOf(hi); i++ {
+	b0, b1 := bucketOf(lo), bucketOf(hi)
+	h.ends[b0]++
+	h.ends[b1]++
+	for i := b0; i <= b1; i++ {
 		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
 			h.mass[i] += c.mass * w / (hi - lo)
 		}

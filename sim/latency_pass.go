@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+)
+
+// How the latency passes read the pieces: in the order they were added,
+// every piece for the histograms and only those a search still needs
+// after that, each cut into the windows it leaves in.
+
+// pieceSet is a set of pieces by their index in pieceChunks, one bit a
+// piece: a run's millions of pieces cost an eighth of a byte each.
+type pieceSet []uint64
+
+// timeSpan is a span of departure times, [t0, t1].
+type timeSpan struct{ t0, t1 float64 }
+
+// pieceReach are the pieces a quantile's search may read, and for each
+// chunk the span of departure times its pieces among them cover (t0 > t1
+// if none): a pass that needs no window within a chunk's span skips it.
+type pieceReach struct {
+	set   pieceSet
+	spans []timeSpan
+}
+
+func newPieceReach(p pieceChunks) *pieceReach {
+	r := &pieceReach{set: make(pieceSet, (p.len()+63)/64), spans: make([]timeSpan, len(p))}
+	for c := range r.spans {
+		r.spans[c] = timeSpan{t0: math.Inf(1), t1: math.Inf(-1)}
+	}
+	return r
+}
+
+// everyPiece is the reach of every piece.
+func everyPiece(p pieceChunks) *pieceReach {
+	r := newPieceReach(p)
+	p.each(nil, nil, func(c, i int, q *latencyPiece) { r.add(c, i, q) })
+	return r
+}
+
+// add adds piece i, q, of chunk c.
+func (r *pieceReach) add(c, i int, q *latencyPiece) {
+	r.set[i>>6] |= 1 << (i & 63)
+	sp := &r.spans[c]
+	sp.t0, sp.t1 = min(sp.t0, q.t0), max(sp.t1, q.t1)
+}
+
+// len is the number of pieces.
+func (p pieceChunks) len() int {
+	n := 0
+	for _, c := range p {
+		n += len(c)
+	}
+	return n
+}
+
+// each calls fn with the chunk, index and address of every piece in set
+// (every piece if set is nil), in the order they were added, skipping the
+// chunks that chunks (if not nil) does not want.
+func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i int, q *latencyPiece)) {
+	base := 0
+	for c, chunk := range p {
+		switch {
+		case chunks != nil && !chunks(c):
+		case set == nil:
+			for j := range chunk {
+				fn(c, base+j, &chunk[j])
+			}
+		default:
+			for j := 0; j < len(chunk); {
+				i := base + j
+				w := set[i>>6] >> (i & 63)
+				if w == 0 {
+					j += 64 - i&63
+					continue
+				}
+				j += bits.TrailingZeros64(w)
+				if j >= len(chunk) {
+					break
+				}
+				fn(c, base+j, &chunk[j])
+				j++
+			}
+		}
+		base += len(chunk)
+	}
+}
+
+// windowCursor finds the windows of a set a piece leaves in. Pieces are
+// added roughly in time order, so it looks first at the window the last
+// piece started in, before searching the bounds.
+type windowCursor struct {
+	bounds []float64
+	last   int
+}
+
+func windowCursors(sets []latencyWindowSet) []windowCursor {
+	out := make([]windowCursor, len(sets))
+	for k := range sets {
+		out[k].bounds = sets[k].bounds
+	}
+	return out
+}
+
+// windows returns the windows [from, to) the piece overlaps: from the
+// last one whose start is at or before the piece's start, while they
+// start at or before its end. An instant belongs to one window, the one
+// it starts (the last one if it lies on the last bound: the records still
+// waiting at the horizon).
+func (w *windowCursor) windows(q *latencyPiece) (from, to int) {
+	bounds := w.bounds
+	n := len(bounds) - 1
+	if n <= 0 {
+		return 0, 0
+	}
+	first := w.last
+	// The hint holds if the piece starts within its window, and the
+	// window's start is the first bound at that value.
+	if !(bounds[first] <= q.t0 && q.t0 < bounds[first+1] && (first == 0 || bounds[first-1] < bounds[first])) {
+		first = searchAtLeast(bounds, q.t0)
+		if first == len(bounds) || bounds[first] > q.t0 {
+			first--
+		}
+		if q.t1 == q.t0 && first == n {
+			first = n - 1
+		}
+		if first >= 0 && first < n {
+			w.last = first
+		}
+	}
+	from = max(first, 0)
+	to = from
+	for to < n && bounds[to] <= q.t1 {
+		to++
+		if q.t1 == q.t0 {
+			break
+		}
+	}
+	return from, to
+}
