@@ -97,24 +97,24 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	}
 	cursors := windowCursors(sets)
 	reach := newPieceReach(pieces)
+	var run pieceRun
+	above := false
+	flush := func() {
+		for _, w := range run.clips {
+			sets[w.set].hists[w.window].add(w.c, run.n)
+		}
+	}
 	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece) {
-		above := false
-		for k := range cursors {
-			cur := &cursors[k]
-			from, to := cur.windows(q)
-			for i := from; i < to; i++ {
-				c, ok := q.clip(cur.bounds[i], cur.bounds[i+1])
-				if !ok {
-					continue
-				}
-				sets[k].hists[i].add(c)
-				above = above || max(c.w0, c.w1) > 0
-			}
+		if !run.extends(q) {
+			flush()
+			run.start(q, cursors, nil)
+			above = slices.ContainsFunc(run.clips, func(w windowClip) bool { return max(w.c.w0, w.c.w1) > 0 })
 		}
 		if above {
 			reach.add(chunk, at, q)
 		}
 	})
+	flush()
 	return reach
 }
 
@@ -269,32 +269,26 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 		}
 		return false
 	}
-	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece) {
-		for k := range cursors {
-			cur := &cursors[k]
-			from, to := cur.windows(q)
-			if fed[k][to] == fed[k][from] {
-				continue
-			}
-			for i := from; i < to; i++ {
-				ss := feeds[k][i]
-				if len(ss) == 0 {
-					continue
-				}
-				c, ok := q.clip(cur.bounds[i], cur.bounds[i+1])
-				if !ok {
-					continue
-				}
-				for _, s := range ss {
-					if s.records != nil {
-						s.count(c)
-					} else {
-						s.sweep.add(c)
-					}
+	var run pieceRun
+	flush := func() {
+		for _, w := range run.clips {
+			for _, s := range feeds[w.set][w.window] {
+				if s.records != nil {
+					s.count(w.c, run.n)
+				} else {
+					s.sweep.add(w.c, run.n)
 				}
 			}
 		}
+	}
+	fedWindow := func(k, i int) bool { return len(feeds[k][i]) > 0 }
+	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece) {
+		if !run.extends(q) {
+			flush()
+			run.start(q, cursors, fedWindow)
+		}
 	})
+	flush()
 }
 
 // latencyResolution is the width of a range within which a quantile is
@@ -373,12 +367,14 @@ func (s *quantileSearch) partOf(x float64) int {
 	return j
 }
 
-// count adds a piece's records to the parts it reaches into, spread evenly
-// over its latency range as the histogram spreads them, and the lowest and
-// highest latency it reaches in them. The parts it covers whole are
-// marked by where its density starts and ends, so that a piece costs the
-// same however many parts it spans; total adds them up.
-func (s *quantileSearch) count(c latencyPiece) {
+// count adds the records of n pieces like c to the parts they reach
+// into, spread evenly over their latency range as the histogram spreads
+// them, and the lowest and highest latency they reach in them. The parts
+// a piece covers whole are marked by where its density starts and ends,
+// so that a piece costs the same however many parts it spans; total adds
+// them up. The n pieces' records are added one piece after another, as
+// n calls would add them.
+func (s *quantileSearch) count(c latencyPiece, n int) {
 	plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
 	if phi <= s.lo || plo > s.hi {
 		return
@@ -388,31 +384,37 @@ func (s *quantileSearch) count(c latencyPiece) {
 	}
 	if phi-plo <= 1e-12*max(1, phi) {
 		j := s.partOf(phi)
-		s.records[j] += c.mass
-		s.ends[j]++
+		for range n {
+			s.records[j] += c.mass
+		}
+		s.ends[j] += n
 		reach(j, phi, phi)
 		return
 	}
 	j0, j1 := s.partOf(max(plo, s.lo)), s.partOf(min(phi, s.hi))
 	if plo > s.lo {
-		s.ends[j0]++
+		s.ends[j0] += n
 	}
 	if phi <= s.hi {
-		s.ends[j1]++
+		s.ends[j1] += n
 	}
 	d := c.mass / (phi - plo)
 	lo, hi := max(plo, s.partLo(j0)), min(phi, s.partLo(j1+1))
 	if j0 == j1 {
-		s.records[j0] += d * (hi - lo)
+		for range n {
+			s.records[j0] += d * (hi - lo)
+		}
 		reach(j0, lo, hi)
 		return
 	}
-	s.records[j0] += d * (s.partLo(j0+1) - lo)
-	s.records[j1] += d * (hi - s.partLo(j1))
+	for range n {
+		s.records[j0] += d * (s.partLo(j0+1) - lo)
+		s.records[j1] += d * (hi - s.partLo(j1))
+		s.density[j0+1] += d
+		s.density[j1] -= d
+	}
 	reach(j0, lo, s.partLo(j0+1))
 	reach(j1, s.partLo(j1), hi)
-	s.density[j0+1] += d
-	s.density[j1] -= d
 }
 
 // total adds to each part the records of the pieces covering it whole.
@@ -463,24 +465,29 @@ type latencyBucketEdges struct {
 	edges  []latencyEdge
 }
 
-// add adds the edges of a piece's latency density within (lo, hi].
-func (e *latencyBucketEdges) add(c latencyPiece) {
+// add adds the edges of the latency density of n pieces like c within
+// (lo, hi], one piece after another.
+func (e *latencyBucketEdges) add(c latencyPiece, n int) {
 	plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
 	if phi <= e.lo || plo > e.hi {
 		return
 	}
 	if phi-plo <= 1e-12*max(1, phi) {
-		e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
+		for range n {
+			e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
+		}
 		return
 	}
 	d := c.mass / (phi - plo)
-	if plo <= e.lo {
-		e.base += d
-	} else {
-		e.edges = append(e.edges, latencyEdge{x: plo, density: d})
-	}
-	if phi <= e.hi {
-		e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
+	for range n {
+		if plo <= e.lo {
+			e.base += d
+		} else {
+			e.edges = append(e.edges, latencyEdge{x: plo, density: d})
+		}
+		if phi <= e.hi {
+			e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
+		}
 	}
 }
 
@@ -556,22 +563,29 @@ func newLatencyHist() *latencyHist {
 	return &latencyHist{mass: make([]float64, len(latencyBounds)+1), ends: make([]int, len(latencyBounds)+1)}
 }
 
-// add spreads a piece's records evenly over its latency range, as they are.
-func (h *latencyHist) add(c latencyPiece) {
+// add spreads the records of n pieces like c evenly over their latency
+// range, as they are, one piece after another.
+func (h *latencyHist) add(c latencyPiece, n int) {
 	lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
 	h.max = max(h.max, hi)
 	if hi-lo <= 1e-12*max(1, hi) {
 		b := bucketOf(hi)
-		h.mass[b] += c.mass
-		h.ends[b]++
+		for range n {
+			h.mass[b] += c.mass
+		}
+		h.ends[b] += n
 		return
 	}
 	b0, b1 := bucketOf(lo), bucketOf(hi)
-	h.ends[b0]++
-	h.ends[b1]++
+	h.ends[b0] += n
+	h.ends[b1] += n
+	// Each bucket's sum is its own, so the pieces' shares of one bucket
+	// may be added before those of the next.
 	for i := b0; i <= b1; i++ {
 		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
-			h.mass[i] += c.mass * w / (hi - lo)
+			for range n {
+				h.mass[i] += c.mass * w / (hi - lo)
+			}
 		}
 	}
 }

@@ -139,3 +139,50 @@ func (w *windowCursor) windows(q *latencyPiece) (from, to int) {
 	}
 	return from, to
 }
+
+// pieceRun is a run of pieces equal to the bit, one after another in the
+// order they were added: the partitions of a member, or of a whole group,
+// stop and start together and at the same rates, so their pieces come
+// out alike and side by side. A run is cut into its windows once and its
+// records are added as many times as it is long, in the order one piece
+// at a time would add them, so every sum is the same.
+type pieceRun struct {
+	q     latencyPiece
+	n     int
+	clips []windowClip // the run's piece cut into the windows wanted
+}
+
+// windowClip is the part of a piece leaving in window window of set set.
+type windowClip struct {
+	set, window int
+	c           latencyPiece
+}
+
+// extends reports whether q is like the run's pieces, and if so counts it
+// in.
+func (r *pieceRun) extends(q *latencyPiece) bool {
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	if r.n == 0 || !same(r.q.t0, q.t0) || !same(r.q.t1, q.t1) || !same(r.q.w0, q.w0) || !same(r.q.w1, q.w1) || !same(r.q.mass, q.mass) {
+		return false
+	}
+	r.n++
+	return true
+}
+
+// start starts a run at q, cut into the windows of each cursor's set
+// that want (if not nil) picks.
+func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set, window int) bool) {
+	r.q, r.n, r.clips = *q, 1, r.clips[:0]
+	for k := range cursors {
+		cur := &cursors[k]
+		from, to := cur.windows(q)
+		for i := from; i < to; i++ {
+			if want != nil && !want(k, i) {
+				continue
+			}
+			if c, ok := q.clip(cur.bounds[i], cur.bounds[i+1]); ok {
+				r.clips = append(r.clips, windowClip{set: k, window: i, c: c})
+			}
+		}
+	}
+}
