@@ -166,12 +166,25 @@ func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
 // the run has: a long run has millions in one 1-2-5 bucket, often at one
 // latency (a partition kept at a constant delay).
 //
-// A range only narrows, so a piece that reaches no open range of its
-// windows in one pass reaches none in the next: each pass drops such
-// pieces from reach, and the later passes read only the few pieces near
-// a quantile. Within a window the pieces are still read in the order
-// they were added, so every sum is the same as over all of them.
+// The passes after the histogram's read only the pieces leaving above
+// latency 0 (no quantile's range reaches down to 0), skip the chunks of
+// pieces that leave in no window with a search still reading, and cut a
+// run of alike pieces into its windows once (pieceRun). Within a window
+// the pieces are still read in the order they were added, so every sum
+// is the same as over all of them, one by one.
 func windowLatency(pieces pieceChunks, sets []latencyWindowSet, reach *pieceReach) [][]LatencyStats {
+	if reach == nil {
+		reach = everyPiece(pieces)
+	}
+	return searchQuantiles(sets, func(searches [][][]*quantileSearch, sweeping bool) {
+		searchPass(pieces, sets, searches, reach, sweeping)
+	})
+}
+
+// searchQuantiles finds the quantiles of each window of the sets, given
+// their histograms; pass reads the pieces into the searches of each
+// window (those counting, or if sweeping those collecting edges).
+func searchQuantiles(sets []latencyWindowSet, pass func(searches [][][]*quantileSearch, sweeping bool)) [][]LatencyStats {
 	out := make([][]LatencyStats, len(sets))
 	searches := make([][][]*quantileSearch, len(sets))
 	var all []*quantileSearch
@@ -200,9 +213,6 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet, reach *pieceReac
 	if !slices.ContainsFunc(all, func(s *quantileSearch) bool { return !s.settled }) {
 		return out
 	}
-	if reach == nil {
-		reach = everyPiece(pieces)
-	}
 	for {
 		counting := false
 		for _, s := range all {
@@ -214,14 +224,14 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet, reach *pieceReac
 		if !counting {
 			break
 		}
-		searchPass(pieces, sets, searches, reach, false)
+		pass(searches, false)
 		for _, s := range all {
 			if s.records != nil {
 				s.counted()
 			}
 		}
 	}
-	searchPass(pieces, sets, searches, reach, true)
+	pass(searches, true)
 	for _, s := range all {
 		if e := s.sweep; e != nil {
 			*s.out = min(e.sweep(s.below, s.target), s.max)
