@@ -98,9 +98,9 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	cursors := windowCursors(sets)
 	reach := newPieceReach(pieces)
 	var run pieceRun
-	above := false
 	flush := func() {
-		for _, w := range run.clips {
+		for j := range run.clips {
+			w := &run.clips[j]
 			sets[w.set].hists[w.window].add(w.c, run.n)
 		}
 	}
@@ -108,9 +108,8 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 		if !run.extends(q) {
 			flush()
 			run.start(q, cursors, nil)
-			above = slices.ContainsFunc(run.clips, func(w windowClip) bool { return max(w.c.w0, w.c.w1) > 0 })
 		}
-		if above {
+		if run.above {
 			reach.add(chunk, at, q)
 		}
 	})
@@ -281,7 +280,8 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 	}
 	var run pieceRun
 	flush := func() {
-		for _, w := range run.clips {
+		for j := range run.clips {
+			w := &run.clips[j]
 			for _, s := range feeds[w.set][w.window] {
 				if s.records != nil {
 					s.count(w.c, run.n)

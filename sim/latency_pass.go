@@ -150,6 +150,7 @@ type pieceRun struct {
 	q     latencyPiece
 	n     int
 	clips []windowClip // the run's piece cut into the windows wanted
+	above bool         // some of the clips leave above latency 0
 }
 
 // windowClip is the part of a piece leaving in window window of set set.
@@ -172,7 +173,7 @@ func (r *pieceRun) extends(q *latencyPiece) bool {
 // start starts a run at q, cut into the windows of each cursor's set
 // that want (if not nil) picks.
 func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set, window int) bool) {
-	r.q, r.n, r.clips = *q, 1, r.clips[:0]
+	r.q, r.n, r.clips, r.above = *q, 1, r.clips[:0], false
 	for k := range cursors {
 		cur := &cursors[k]
 		from, to := cur.windows(q)
@@ -182,6 +183,7 @@ func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set,
 			}
 			if c, ok := q.clip(cur.bounds[i], cur.bounds[i+1]); ok {
 				r.clips = append(r.clips, windowClip{set: k, window: i, c: c})
+				r.above = r.above || max(c.w0, c.w1) > 0
 			}
 		}
 	}
