@@ -97,23 +97,40 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	}
 	cursors := windowCursors(sets)
 	reach := newPieceReach(pieces)
-	var run pieceRun
-	flush := func() {
-		for j := range run.clips {
-			w := &run.clips[j]
-			sets[w.set].hists[w.window].add(w.c, run.n)
+	// A piece at latency 0 throughout (a caught-up stretch) adds records
+	// to bucket 0 alone, and no other piece but one reaching exactly 0
+	// adds any there: bucket 0's sum and the others' are apart, so the
+	// pieces at latency 0 and the others make runs of their own, and a
+	// caught-up stretch between two alike drains does not cut their run.
+	// A piece adding records to bucket 0 without being at latency 0
+	// throughout is added at once, after every piece before it.
+	var zero, other pieceRun
+	flush := func(r *pieceRun) {
+		for j := range r.clips {
+			w := &r.clips[j]
+			sets[w.set].hists[w.window].add(w.c, r.n)
 		}
+		r.n = 0
 	}
 	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece) {
-		if !run.extends(q) {
-			flush()
-			run.start(q, cursors, nil)
+		r := &other
+		if q.w0 == 0 && q.w1 == 0 {
+			r = &zero
 		}
-		if run.above {
+		if !r.extends(q) {
+			flush(r)
+			r.start(q, cursors, nil)
+			if r == &other && r.atZero {
+				flush(&zero)
+				flush(r)
+			}
+		}
+		if r.above {
 			reach.add(chunk, at, q)
 		}
 	})
-	flush()
+	flush(&zero)
+	flush(&other)
 	return reach
 }
 
@@ -392,7 +409,7 @@ func (s *quantileSearch) count(c latencyPiece, n int) {
 	reach := func(j int, lo, hi float64) {
 		s.low[j], s.high[j] = min(s.low[j], lo), max(s.high[j], hi)
 	}
-	if phi-plo <= 1e-12*max(1, phi) {
+	if latencyAtom(plo, phi) {
 		j := s.partOf(phi)
 		for range n {
 			s.records[j] += c.mass
@@ -482,7 +499,7 @@ func (e *latencyBucketEdges) add(c latencyPiece, n int) {
 	if phi <= e.lo || plo > e.hi {
 		return
 	}
-	if phi-plo <= 1e-12*max(1, phi) {
+	if latencyAtom(plo, phi) {
 		for range n {
 			e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
 		}
@@ -555,6 +572,11 @@ func (e *latencyBucketEdges) sweep(below, target float64) float64 {
 	return prev
 }
 
+// latencyAtom reports whether a piece whose latency runs over [lo, hi]
+// is taken as an atom at hi: its range is within the rounding of the
+// float accounting.
+func latencyAtom(lo, hi float64) bool { return hi-lo <= 1e-12*max(1, hi) }
+
 // latencyHist spreads records over the fixed buckets of latencyBounds:
 // mass[0] holds latency 0, mass[i] latencies in (bounds[i-1], bounds[i]],
 // the last one beyond.
@@ -578,7 +600,7 @@ func newLatencyHist() *latencyHist {
 func (h *latencyHist) add(c latencyPiece, n int) {
 	lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
 	h.max = max(h.max, hi)
-	if hi-lo <= 1e-12*max(1, hi) {
+	if latencyAtom(lo, hi) {
 		b := bucketOf(hi)
 		for range n {
 			h.mass[b] += c.mass

@@ -147,10 +147,11 @@ func (w *windowCursor) windows(q *latencyPiece) (from, to int) {
 // records are added as many times as it is long, in the order one piece
 // at a time would add them, so every sum is the same.
 type pieceRun struct {
-	q     latencyPiece
-	n     int
-	clips []windowClip // the run's piece cut into the windows wanted
-	above bool         // some of the clips leave above latency 0
+	q      latencyPiece
+	n      int
+	clips  []windowClip // the run's piece cut into the windows wanted
+	above  bool         // some of the clips leave above latency 0
+	atZero bool         // some of the clips add records to the histogram's bucket 0
 }
 
 // windowClip is the part of a piece leaving in window window of set set.
@@ -173,7 +174,7 @@ func (r *pieceRun) extends(q *latencyPiece) bool {
 // start starts a run at q, cut into the windows of each cursor's set
 // that want (if not nil) picks.
 func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set, window int) bool) {
-	r.q, r.n, r.clips, r.above = *q, 1, r.clips[:0], false
+	r.q, r.n, r.clips, r.above, r.atZero = *q, 1, r.clips[:0], false, false
 	for k := range cursors {
 		cur := &cursors[k]
 		from, to := cur.windows(q)
@@ -183,7 +184,11 @@ func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set,
 			}
 			if c, ok := q.clip(cur.bounds[i], cur.bounds[i+1]); ok {
 				r.clips = append(r.clips, windowClip{set: k, window: i, c: c})
-				r.above = r.above || max(c.w0, c.w1) > 0
+				lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
+				r.above = r.above || hi > 0
+				// An atom at latency 0 or below: latencyHist.add
+				// puts it in bucket 0.
+				r.atZero = r.atZero || (hi <= 0 && latencyAtom(lo, hi))
 			}
 		}
 	}

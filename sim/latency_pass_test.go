@@ -76,8 +76,8 @@ func windowLatencyOneByOne(pieces pieceChunks, bounds [][]float64) ([]latencyWin
 // partitions leave them, split into chunks of uneven lengths, sometimes
 // in time order (so that chunks are skipped), with thousands of pieces
 // in some windows (so that the ranges are narrowed before the sweep),
-// pieces and instants on the windows' bounds and episodes of no length
-// (two bounds alike).
+// pieces and instants on the windows' bounds, episodes of no length
+// (two bounds alike), and pieces a rounding below latency 0.
 func TestLatencyPassesBitForBit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
@@ -98,6 +98,11 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 			}
 			return t0, min(20, t0+rng.Float64()*8)
 		}) {
+			if rng.IntN(20) == 0 {
+				// Latency a rounding below 0: an atom in bucket 0 that
+				// is not a caught-up stretch.
+				q.w0, q.w1 = -1e-13*rng.Float64(), 0
+			}
 			for range 1 + rng.IntN(30) {
 				all = append(all, q)
 			}
