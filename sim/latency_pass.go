@@ -10,7 +10,8 @@ import (
 // after that, each cut into the windows it leaves in.
 
 // pieceSet is a set of pieces by their index in pieceChunks, one bit a
-// piece: a run's millions of pieces cost an eighth of a byte each.
+// piece: the millions of pieces of a long run cost an eighth of a byte
+// each.
 type pieceSet []uint64
 
 // timeSpan is a span of departure times, [t0, t1].
