@@ -85,61 +85,63 @@ type latencyWindowSet struct {
 	hists  []*latencyHist
 }
 
-// eachClip calls fn with the part of every piece that leaves within each
-// window of each set. A piece is cut only into the windows it overlaps; an
-// instant belongs to one window, the one it starts (the last one if it
-// lies on the last bound: the records still waiting at the horizon).
-// want, if not nil, picks the windows to cut pieces into.
-func eachClip(pieces pieceChunks, sets []latencyWindowSet, want func(set, window int) bool, fn func(set, window int, c latencyPiece)) {
-	for _, chunk := range pieces {
-		for _, q := range chunk {
-			for k := range sets {
-				bounds := sets[k].bounds
-				n := len(bounds) - 1
-				if n <= 0 {
-					continue
-				}
-				// The last window whose start is at or before the piece's start.
-				first := searchAtLeast(bounds, q.t0)
-				if first == len(bounds) || bounds[first] > q.t0 {
-					first--
-				}
-				if q.t1 == q.t0 && first == n {
-					first = n - 1
-				}
-				for i := max(first, 0); i < n && bounds[i] <= q.t1; i++ {
-					if want != nil && !want(k, i) {
-						// A window no search needs.
-					} else if c, ok := q.clip(bounds[i], bounds[i+1]); ok {
-						fn(k, i, c)
-					}
-					if q.t1 == q.t0 {
-						break
-					}
-				}
-			}
-		}
-	}
-}
-
 // countWindows fills in the histogram of every window of the sets, in one
-// pass over the pieces.
-func countWindows(pieces pieceChunks, sets []latencyWindowSet) {
+// pass over the pieces, and returns the pieces whose records leave above
+// latency 0 in some window: the only ones a quantile's search may read.
+func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	for k := range sets {
 		sets[k].hists = make([]*latencyHist, max(len(sets[k].bounds)-1, 0))
 		for i := range sets[k].hists {
 			sets[k].hists[i] = newLatencyHist()
 		}
 	}
-	eachClip(pieces, sets, nil, func(k, i int, c latencyPiece) { sets[k].hists[i].add(c) })
+	cursors := windowCursors(sets)
+	reach := newPieceReach(pieces)
+	// A piece at latency 0 throughout (a caught-up stretch) adds records
+	// to bucket 0 alone, and no other piece but one reaching exactly 0
+	// adds any there: bucket 0's sum and the others' are apart, so the
+	// pieces at latency 0 and the others make runs of their own, and a
+	// caught-up stretch between two alike drains does not cut their run.
+	// A piece adding records to bucket 0 without being at latency 0
+	// throughout is added at once, after every piece before it.
+	var zero, other pieceRun
+	flush := func(r *pieceRun) {
+		for j := range r.clips {
+			w := &r.clips[j]
+			sets[w.set].hists[w.window].add(w.c, r.n)
+		}
+		r.n = 0
+	}
+	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece) {
+		r := &other
+		if q.w0 == 0 && q.w1 == 0 {
+			r = &zero
+		}
+		if !r.extends(q) {
+			flush(r)
+			r.start(q, cursors, nil)
+			if r == &other && r.atZero {
+				flush(&zero)
+				flush(r)
+			}
+		}
+		if r.above {
+			reach.add(chunk, at, q)
+		}
+	})
+	flush(&zero)
+	flush(&other)
+	return reach
 }
 
 // histOver spreads the records leaving within [a, b] over the histogram's
 // buckets.
 func histOver(pieces pieceChunks, a, b float64) *latencyHist {
 	sets := []latencyWindowSet{{bounds: []float64{a, b}}}
-	countWindows(pieces, sets)
-	return sets[0].hists[0]
+	reach := countWindows(pieces, sets)
+	h := sets[0].hists[0]
+	h.reach = reach
+	return h
 }
 
 // latencyOver computes the exact percentiles of the records leaving within
@@ -150,7 +152,7 @@ func latencyOver(pieces pieceChunks, a, b float64) LatencyStats {
 
 // latencyFromHist is latencyOver given the histogram of [a, b].
 func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencyStats {
-	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}})[0][0]
+	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}}, h.reach)[0][0]
 }
 
 // latencyWindows computes the exact percentiles of the records leaving in
@@ -162,12 +164,13 @@ func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
 	for k, b := range bounds {
 		sets[k].bounds = b
 	}
-	countWindows(pieces, sets)
-	return windowLatency(pieces, sets)
+	reach := countWindows(pieces, sets)
+	return windowLatency(pieces, sets, reach)
 }
 
 // windowLatency computes the exact percentiles of each window of the sets,
-// given their histograms. Within a window the latency distribution is a
+// given their histograms and the pieces a search may read (reach; nil for
+// all of them). Within a window the latency distribution is a
 // mixture of uniform distributions (one per piece) and atoms, so its
 // distribution function is piecewise linear. The histogram finds the
 // bucket each quantile falls in. While more than latencySweepPieces
@@ -178,7 +181,26 @@ func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
 // only a few pieces per quantile are ever held and sorted, however many
 // the run has: a long run has millions in one 1-2-5 bucket, often at one
 // latency (a partition kept at a constant delay).
-func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats {
+//
+// The passes after the histogram's read only the pieces leaving above
+// latency 0 (no quantile's range reaches down to 0), skip the chunks of
+// pieces that leave in no window with a search still reading, and cut a
+// run of alike pieces into its windows once (pieceRun). Within a window
+// the pieces are still read in the order they were added, so every sum
+// is the same as over all of them, one by one.
+func windowLatency(pieces pieceChunks, sets []latencyWindowSet, reach *pieceReach) [][]LatencyStats {
+	if reach == nil {
+		reach = everyPiece(pieces)
+	}
+	return searchQuantiles(sets, func(searches [][][]*quantileSearch, sweeping bool) {
+		searchPass(pieces, sets, searches, reach, sweeping)
+	})
+}
+
+// searchQuantiles finds the quantiles of each window of the sets, given
+// their histograms; pass reads the pieces into the searches of each
+// window (those counting, or if sweeping those collecting edges).
+func searchQuantiles(sets []latencyWindowSet, pass func(searches [][][]*quantileSearch, sweeping bool)) [][]LatencyStats {
 	out := make([][]LatencyStats, len(sets))
 	searches := make([][][]*quantileSearch, len(sets))
 	var all []*quantileSearch
@@ -204,6 +226,9 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats
 			}
 		}
 	}
+	if !slices.ContainsFunc(all, func(s *quantileSearch) bool { return !s.settled }) {
+		return out
+	}
 	for {
 		counting := false
 		for _, s := range all {
@@ -215,34 +240,14 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats
 		if !counting {
 			break
 		}
-		counts := func(k, i int) bool {
-			return slices.ContainsFunc(searches[k][i], func(s *quantileSearch) bool { return s.records != nil })
-		}
-		eachClip(pieces, sets, counts, func(k, i int, c latencyPiece) {
-			for _, s := range searches[k][i] {
-				if s.records != nil {
-					s.count(c)
-				}
-			}
-		})
+		pass(searches, false)
 		for _, s := range all {
 			if s.records != nil {
 				s.counted()
 			}
 		}
 	}
-	sweeps := func(k, i int) bool {
-		return slices.ContainsFunc(searches[k][i], func(s *quantileSearch) bool { return s.sweep != nil })
-	}
-	if slices.ContainsFunc(all, func(s *quantileSearch) bool { return s.sweep != nil }) {
-		eachClip(pieces, sets, sweeps, func(k, i int, c latencyPiece) {
-			for _, s := range searches[k][i] {
-				if s.sweep != nil {
-					s.sweep.add(c)
-				}
-			}
-		})
-	}
+	pass(searches, true)
 	for _, s := range all {
 		if e := s.sweep; e != nil {
 			*s.out = min(e.sweep(s.below, s.target), s.max)
@@ -250,6 +255,67 @@ func windowLatency(pieces pieceChunks, sets []latencyWindowSet) [][]LatencyStats
 		}
 	}
 	return out
+}
+
+// searchPass reads the pieces in reach, clipped to each window they leave
+// in, into the searches of that window that read this pass: those
+// counting, or (if sweeping) those collecting edges. A chunk of pieces
+// none of which leaves in such a window is skipped.
+func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*quantileSearch, reach *pieceReach, sweeping bool) {
+	reads := func(s *quantileSearch) bool {
+		return s.records != nil || (sweeping && s.sweep != nil)
+	}
+	feeds := make([][][]*quantileSearch, len(sets))
+	fed := make([][]int, len(sets)) // fed[k][i]: windows before i with searches to feed
+	for k := range searches {
+		feeds[k] = make([][]*quantileSearch, len(searches[k]))
+		fed[k] = make([]int, len(searches[k])+1)
+		for i, ss := range searches[k] {
+			for _, s := range ss {
+				if reads(s) {
+					feeds[k][i] = append(feeds[k][i], s)
+				}
+			}
+			fed[k][i+1] = fed[k][i]
+			if len(feeds[k][i]) > 0 {
+				fed[k][i+1]++
+			}
+		}
+	}
+	cursors, spanCursors := windowCursors(sets), windowCursors(sets)
+	wanted := func(span timeSpan) bool {
+		if span.t0 > span.t1 {
+			return false
+		}
+		for k := range spanCursors {
+			from, to := spanCursors[k].windows(&latencyPiece{t0: span.t0, t1: span.t1})
+			if fed[k][to] > fed[k][from] {
+				return true
+			}
+		}
+		return false
+	}
+	var run pieceRun
+	flush := func() {
+		for j := range run.clips {
+			w := &run.clips[j]
+			for _, s := range feeds[w.set][w.window] {
+				if s.records != nil {
+					s.count(w.c, run.n)
+				} else {
+					s.sweep.add(w.c, run.n)
+				}
+			}
+		}
+	}
+	fedWindow := func(k, i int) bool { return len(feeds[k][i]) > 0 }
+	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece) {
+		if !run.extends(q) {
+			flush()
+			run.start(q, cursors, fedWindow)
+		}
+	})
+	flush()
 }
 
 // latencyResolution is the width of a range within which a quantile is
@@ -283,6 +349,7 @@ type quantileSearch struct {
 	target, max   float64
 	settled       bool                // the quantile is written without a sweep
 	records       []float64           // per part, while counting
+	parts         []float64           // the parts' bounds, partLo(0) to partLo(len(records)), while counting
 	density       []float64           // where the density of pieces covering parts whole starts and ends, while counting
 	low, high     []float64           // the lowest and highest latency reached in each part, while counting
 	pieces        int                 // starting or ending in the range
@@ -310,11 +377,7 @@ func (s *quantileSearch) narrow(n int) {
 // partLo is the lower bound of part j, and partLo(parts) the
 // range's upper.
 func (s *quantileSearch) partLo(j int) float64 {
-	n := len(s.records)
-	if j >= n {
-		return s.hi
-	}
-	return s.lo + (s.hi-s.lo)*float64(j)/float64(n)
+	return s.parts[min(j, len(s.records))]
 }
 
 // partOf is the part (partLo(j), partLo(j+1)] holding latency x, the
@@ -331,12 +394,14 @@ func (s *quantileSearch) partOf(x float64) int {
 	return j
 }
 
-// count adds a piece's records to the parts it reaches into, spread evenly
-// over its latency range as the histogram spreads them, and the lowest and
-// highest latency it reaches in them. The parts it covers whole are
-// marked by where its density starts and ends, so that a piece costs the
-// same however many parts it spans; total adds them up.
-func (s *quantileSearch) count(c latencyPiece) {
+// count adds the records of n pieces like c to the parts they reach
+// into, spread evenly over their latency range as the histogram spreads
+// them, and the lowest and highest latency they reach in them. The parts
+// a piece covers whole are marked by where its density starts and ends,
+// so that a piece costs the same however many parts it spans; total adds
+// them up. The n pieces' records are added one piece after another, as
+// n calls would add them.
+func (s *quantileSearch) count(c latencyPiece, n int) {
 	plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
 	if phi <= s.lo || plo > s.hi {
 		return
@@ -344,33 +409,39 @@ func (s *quantileSearch) count(c latencyPiece) {
 	reach := func(j int, lo, hi float64) {
 		s.low[j], s.high[j] = min(s.low[j], lo), max(s.high[j], hi)
 	}
-	if phi-plo <= 1e-12*max(1, phi) {
+	if latencyAtom(plo, phi) {
 		j := s.partOf(phi)
-		s.records[j] += c.mass
-		s.ends[j]++
+		for range n {
+			s.records[j] += c.mass
+		}
+		s.ends[j] += n
 		reach(j, phi, phi)
 		return
 	}
 	j0, j1 := s.partOf(max(plo, s.lo)), s.partOf(min(phi, s.hi))
 	if plo > s.lo {
-		s.ends[j0]++
+		s.ends[j0] += n
 	}
 	if phi <= s.hi {
-		s.ends[j1]++
+		s.ends[j1] += n
 	}
 	d := c.mass / (phi - plo)
 	lo, hi := max(plo, s.partLo(j0)), min(phi, s.partLo(j1+1))
 	if j0 == j1 {
-		s.records[j0] += d * (hi - lo)
+		for range n {
+			s.records[j0] += d * (hi - lo)
+		}
 		reach(j0, lo, hi)
 		return
 	}
-	s.records[j0] += d * (s.partLo(j0+1) - lo)
-	s.records[j1] += d * (hi - s.partLo(j1))
+	for range n {
+		s.records[j0] += d * (s.partLo(j0+1) - lo)
+		s.records[j1] += d * (hi - s.partLo(j1))
+		s.density[j0+1] += d
+		s.density[j1] -= d
+	}
 	reach(j0, lo, s.partLo(j0+1))
 	reach(j1, s.partLo(j1), hi)
-	s.density[j0+1] += d
-	s.density[j1] -= d
 }
 
 // total adds to each part the records of the pieces covering it whole.
@@ -390,9 +461,12 @@ func (s *quantileSearch) counts() {
 	n := min(max(s.pieces/latencyPiecesPerPart, latencyPartsMin), latencyPartsMax)
 	s.records, s.density = make([]float64, n), make([]float64, n+1)
 	s.low, s.high = make([]float64, n), make([]float64, n)
+	s.parts = make([]float64, n+1)
 	for j := range n {
 		s.low[j], s.high[j] = math.Inf(1), math.Inf(-1)
+		s.parts[j] = s.lo + (s.hi-s.lo)*float64(j)/float64(n)
 	}
+	s.parts[n] = s.hi
 	s.ends = make([]int, n)
 }
 
@@ -406,7 +480,7 @@ func (s *quantileSearch) counted() {
 	s.lo, s.hi = max(lo, math.Nextafter(s.low[j], math.Inf(-1))), min(hi, s.high[j])
 	s.below += below
 	s.narrow(s.ends[j])
-	s.records, s.density, s.low, s.high, s.ends = nil, nil, nil, nil, nil
+	s.records, s.density, s.low, s.high, s.ends, s.parts = nil, nil, nil, nil, nil, nil
 }
 
 // latencyBucketEdges are the edges of the latency density within (lo, hi],
@@ -418,24 +492,29 @@ type latencyBucketEdges struct {
 	edges  []latencyEdge
 }
 
-// add adds the edges of a piece's latency density within (lo, hi].
-func (e *latencyBucketEdges) add(c latencyPiece) {
+// add adds the edges of the latency density of n pieces like c within
+// (lo, hi], one piece after another.
+func (e *latencyBucketEdges) add(c latencyPiece, n int) {
 	plo, phi := min(c.w0, c.w1), max(c.w0, c.w1)
 	if phi <= e.lo || plo > e.hi {
 		return
 	}
-	if phi-plo <= 1e-12*max(1, phi) {
-		e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
+	if latencyAtom(plo, phi) {
+		for range n {
+			e.edges = append(e.edges, latencyEdge{x: phi, atom: c.mass})
+		}
 		return
 	}
 	d := c.mass / (phi - plo)
-	if plo <= e.lo {
-		e.base += d
-	} else {
-		e.edges = append(e.edges, latencyEdge{x: plo, density: d})
-	}
-	if phi <= e.hi {
-		e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
+	for range n {
+		if plo <= e.lo {
+			e.base += d
+		} else {
+			e.edges = append(e.edges, latencyEdge{x: plo, density: d})
+		}
+		if phi <= e.hi {
+			e.edges = append(e.edges, latencyEdge{x: phi, density: -d})
+		}
 	}
 }
 
@@ -493,6 +572,11 @@ func (e *latencyBucketEdges) sweep(below, target float64) float64 {
 	return prev
 }
 
+// latencyAtom reports whether a piece whose latency runs over [lo, hi]
+// is taken as an atom at hi: its range is within the rounding of the
+// float accounting.
+func latencyAtom(lo, hi float64) bool { return hi-lo <= 1e-12*max(1, hi) }
+
 // latencyHist spreads records over the fixed buckets of latencyBounds:
 // mass[0] holds latency 0, mass[i] latencies in (bounds[i-1], bounds[i]],
 // the last one beyond.
@@ -502,26 +586,38 @@ type latencyHist struct {
 	// ends counts the latencies at which pieces start or end (or atoms
 	// lie) in each bucket: the edges a sweep of the bucket would hold.
 	ends []int
+	// reach are the pieces leaving above latency 0 in the window, once
+	// counted by histOver: the only ones a quantile's search reads.
+	reach *pieceReach
 }
 
 func newLatencyHist() *latencyHist {
 	return &latencyHist{mass: make([]float64, len(latencyBounds)+1), ends: make([]int, len(latencyBounds)+1)}
 }
 
-// add spreads a piece's records evenly over its latency range, as they are.
-func (h *latencyHist) add(c latencyPiece) {
+// add spreads the records of n pieces like c evenly over their latency
+// range, as they are, one piece after another.
+func (h *latencyHist) add(c latencyPiece, n int) {
 	lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
 	h.max = max(h.max, hi)
-	if hi-lo <= 1e-12*max(1, hi) {
-		h.mass[bucketOf(hi)] += c.mass
-		h.ends[bucketOf(hi)]++
+	if latencyAtom(lo, hi) {
+		b := bucketOf(hi)
+		for range n {
+			h.mass[b] += c.mass
+		}
+		h.ends[b] += n
 		return
 	}
-	h.ends[bucketOf(lo)]++
-	h.ends[bucketOf(hi)]++
-	for i := bucketOf(lo); i <= bucketOf(hi); i++ {
+	b0, b1 := bucketOf(lo), bucketOf(hi)
+	h.ends[b0] += n
+	h.ends[b1] += n
+	// Each bucket's sum is its own, so the pieces' shares of one bucket
+	// may be added before those of the next.
+	for i := b0; i <= b1; i++ {
 		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
-			h.mass[i] += c.mass * w / (hi - lo)
+			for range n {
+				h.mass[i] += c.mass * w / (hi - lo)
+			}
 		}
 	}
 }

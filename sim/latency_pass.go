@@ -1,0 +1,196 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+)
+
+// How the latency passes read the pieces: in the order they were added,
+// every piece for the histograms and only those a search still needs
+// after that, each cut into the windows it leaves in.
+
+// pieceSet is a set of pieces by their index in pieceChunks, one bit a
+// piece: the millions of pieces of a long run cost an eighth of a byte
+// each.
+type pieceSet []uint64
+
+// timeSpan is a span of departure times, [t0, t1].
+type timeSpan struct{ t0, t1 float64 }
+
+// pieceReach are the pieces a quantile's search may read, and for each
+// chunk the span of departure times its pieces among them cover (t0 > t1
+// if none): a pass that needs no window within a chunk's span skips it.
+type pieceReach struct {
+	set   pieceSet
+	spans []timeSpan
+}
+
+func newPieceReach(p pieceChunks) *pieceReach {
+	r := &pieceReach{set: make(pieceSet, (p.len()+63)/64), spans: make([]timeSpan, len(p))}
+	for c := range r.spans {
+		r.spans[c] = timeSpan{t0: math.Inf(1), t1: math.Inf(-1)}
+	}
+	return r
+}
+
+// everyPiece is the reach of every piece.
+func everyPiece(p pieceChunks) *pieceReach {
+	r := newPieceReach(p)
+	p.each(nil, nil, func(c, i int, q *latencyPiece) { r.add(c, i, q) })
+	return r
+}
+
+// add adds piece i, q, of chunk c.
+func (r *pieceReach) add(c, i int, q *latencyPiece) {
+	r.set[i>>6] |= 1 << (i & 63)
+	sp := &r.spans[c]
+	sp.t0, sp.t1 = min(sp.t0, q.t0), max(sp.t1, q.t1)
+}
+
+// len is the number of pieces.
+func (p pieceChunks) len() int {
+	n := 0
+	for _, c := range p {
+		n += len(c)
+	}
+	return n
+}
+
+// each calls fn with the chunk, index and address of every piece in set
+// (every piece if set is nil), in the order they were added, skipping the
+// chunks that chunks (if not nil) does not want.
+func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i int, q *latencyPiece)) {
+	base := 0
+	for c, chunk := range p {
+		switch {
+		case chunks != nil && !chunks(c):
+		case set == nil:
+			for j := range chunk {
+				fn(c, base+j, &chunk[j])
+			}
+		default:
+			for j := 0; j < len(chunk); {
+				i := base + j
+				w := set[i>>6] >> (i & 63)
+				if w == 0 {
+					j += 64 - i&63
+					continue
+				}
+				j += bits.TrailingZeros64(w)
+				if j >= len(chunk) {
+					break
+				}
+				fn(c, base+j, &chunk[j])
+				j++
+			}
+		}
+		base += len(chunk)
+	}
+}
+
+// windowCursor finds the windows of a set a piece leaves in. Pieces are
+// added roughly in time order, so it looks first at the window the last
+// piece started in, before searching the bounds.
+type windowCursor struct {
+	bounds []float64
+	last   int
+}
+
+func windowCursors(sets []latencyWindowSet) []windowCursor {
+	out := make([]windowCursor, len(sets))
+	for k := range sets {
+		out[k].bounds = sets[k].bounds
+	}
+	return out
+}
+
+// windows returns the windows [from, to) the piece overlaps: from the
+// last one whose start is at or before the piece's start, while they
+// start at or before its end. An instant belongs to one window, the one
+// it starts (the last one if it lies on the last bound: the records still
+// waiting at the horizon).
+func (w *windowCursor) windows(q *latencyPiece) (from, to int) {
+	bounds := w.bounds
+	n := len(bounds) - 1
+	if n <= 0 {
+		return 0, 0
+	}
+	first := w.last
+	// The hint holds if the piece starts within its window, and the
+	// window's start is the first bound at that value.
+	if !(bounds[first] <= q.t0 && q.t0 < bounds[first+1] && (first == 0 || bounds[first-1] < bounds[first])) {
+		first = searchAtLeast(bounds, q.t0)
+		if first == len(bounds) || bounds[first] > q.t0 {
+			first--
+		}
+		if q.t1 == q.t0 && first == n {
+			first = n - 1
+		}
+		if first >= 0 && first < n {
+			w.last = first
+		}
+	}
+	from = max(first, 0)
+	to = from
+	for to < n && bounds[to] <= q.t1 {
+		to++
+		if q.t1 == q.t0 {
+			break
+		}
+	}
+	return from, to
+}
+
+// pieceRun is a run of pieces equal to the bit, one after another in the
+// order they were added: the partitions of a member, or of a whole group,
+// stop and start together and at the same rates, so their pieces come
+// out alike and side by side. A run is cut into its windows once and its
+// records are added as many times as it is long, in the order one piece
+// at a time would add them, so every sum is the same.
+type pieceRun struct {
+	q      latencyPiece
+	n      int
+	clips  []windowClip // the run's piece cut into the windows wanted
+	above  bool         // some of the clips leave above latency 0
+	atZero bool         // some of the clips add records to the histogram's bucket 0
+}
+
+// windowClip is the part of a piece leaving in window window of set set.
+type windowClip struct {
+	set, window int
+	c           latencyPiece
+}
+
+// extends reports whether q is like the run's pieces, and if so counts it
+// in.
+func (r *pieceRun) extends(q *latencyPiece) bool {
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	if r.n == 0 || !same(r.q.t0, q.t0) || !same(r.q.t1, q.t1) || !same(r.q.w0, q.w0) || !same(r.q.w1, q.w1) || !same(r.q.mass, q.mass) {
+		return false
+	}
+	r.n++
+	return true
+}
+
+// start starts a run at q, cut into the windows of each cursor's set
+// that want (if not nil) picks.
+func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set, window int) bool) {
+	r.q, r.n, r.clips, r.above, r.atZero = *q, 1, r.clips[:0], false, false
+	for k := range cursors {
+		cur := &cursors[k]
+		from, to := cur.windows(q)
+		for i := from; i < to; i++ {
+			if want != nil && !want(k, i) {
+				continue
+			}
+			if c, ok := q.clip(cur.bounds[i], cur.bounds[i+1]); ok {
+				r.clips = append(r.clips, windowClip{set: k, window: i, c: c})
+				lo, hi := min(c.w0, c.w1), max(c.w0, c.w1)
+				r.above = r.above || hi > 0
+				// An atom at latency 0 or below: latencyHist.add
+				// puts it in bucket 0.
+				r.atZero = r.atZero || (hi <= 0 && latencyAtom(lo, hi))
+			}
+		}
+	}
+}
