@@ -115,6 +115,9 @@ type procLedger struct {
 	driving    int
 	lines      int
 	lagA, lagS float64
+	// ownedTPs are the partitions of owned, for Positions; nil when owned
+	// changed since they were listed.
+	ownedTPs []kafka.TopicPartition
 }
 
 func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
@@ -755,6 +758,9 @@ func (l *ledger) touchProc(proc int, change func()) {
 	before := slices.Clone(pr.owned)
 	l.advanceAll(before)
 	change()
+	if !slices.Equal(before, pr.owned) {
+		pr.ownedTPs = nil
+	}
 	l.recount(proc)
 	for _, idx := range mergeSorted(before, pr.owned) {
 		l.refresh(idx)
@@ -948,7 +954,10 @@ type Positions struct {
 // counted under.
 type claim struct {
 	idx, serial int
-	processed   float64
+	// at is the claim's place among the partition's owners when it was
+	// captured: where CommitPositions looks first.
+	at        int
+	processed float64
 }
 
 // Positions captures what proc has processed of each partition it owns
@@ -957,14 +966,21 @@ func (l *ledger) Positions(proc int) Positions {
 	pr := l.procs[proc]
 	t := l.now()
 	l.catchUp(t)
-	pos := Positions{tps: make([]kafka.TopicPartition, 0, len(pr.owned)), claims: make([]claim, 0, len(pr.owned))}
-	for _, idx := range pr.owned {
-		p := l.parts[idx]
-		if i := ownerIndex(p, proc); i >= 0 {
-			processed, _ := l.claimAt(p, i, t)
-			pos.tps = append(pos.tps, p.tp)
-			pos.claims = append(pos.claims, claim{idx: idx, serial: p.owners[i].serial, processed: processed})
+	if pr.ownedTPs == nil {
+		// The partitions change only with the process's list, and a
+		// request keeps the slice it was given: it is built again, not
+		// changed, when the list changes.
+		pr.ownedTPs = make([]kafka.TopicPartition, len(pr.owned))
+		for j, idx := range pr.owned {
+			pr.ownedTPs[j] = l.parts[idx].tp
 		}
+	}
+	pos := Positions{tps: pr.ownedTPs, claims: make([]claim, len(pr.owned))}
+	for j, idx := range pr.owned {
+		p := l.parts[idx]
+		i := ownerIndex(p, proc)
+		processed, _ := l.queryAt(p, i, pr, t)
+		pos.claims[j] = claim{idx: idx, serial: p.owners[i].serial, at: i, processed: processed}
 	}
 	return pos
 }
@@ -983,6 +999,28 @@ func (l *ledger) claimAt(p *partLedger, i int, t time.Duration) (processed, behi
 		processed, behind = l.ownerAt(p, &p.owners[i], l.modeOf(p, i, owner), t)
 	}
 	if i == owner {
+		behind = l.lagAt(p, t)
+	}
+	return processed, behind
+}
+
+// queryAt is claimAt between changes, when the partition's driver is
+// known without asking its owners (p.driverProc): for Positions and
+// Backlog, on every commit and poll.
+func (l *ledger) queryAt(p *partLedger, i int, pr *procLedger, t time.Duration) (processed, behind float64) {
+	o := &p.owners[i]
+	driver := p.driverProc == o.proc
+	switch {
+	case t == p.viewT:
+		processed, behind = o.processed, o.behind
+	case driver:
+		processed, behind = l.ownerAt(p, o, modeDriver, t)
+	case !pr.running() || o.revoking:
+		processed, behind = l.ownerAt(p, o, modeIdle, t)
+	default:
+		processed, behind = l.ownerAt(p, o, modeZombie, t)
+	}
+	if driver {
 		behind = l.lagAt(p, t)
 	}
 	return processed, behind
@@ -1020,7 +1058,14 @@ func (l *ledger) CommitPositions(proc int, pos Positions, accept func(kafka.Topi
 		if accept != nil && !accept(pos.tps[i]) {
 			continue
 		}
-		if o := l.ownershipOf(c.idx, proc); o != nil && o.serial == c.serial && c.processed > o.committed {
+		p := l.parts[c.idx]
+		o := (*ownership)(nil)
+		if c.at < len(p.owners) && p.owners[c.at].proc == proc {
+			o = &p.owners[c.at]
+		} else {
+			o = l.ownershipOf(c.idx, proc)
+		}
+		if o != nil && o.serial == c.serial && c.processed > o.committed {
 			o.committed = c.processed
 		}
 	}
@@ -1087,7 +1132,7 @@ func (l *ledger) Backlog(proc int) float64 {
 	for _, idx := range pr.owned {
 		p := l.parts[idx]
 		if i := ownerIndex(p, proc); i >= 0 && !p.owners[i].revoking {
-			_, behind := l.claimAt(p, i, t)
+			_, behind := l.queryAt(p, i, pr, t)
 			total += behind
 		}
 	}
