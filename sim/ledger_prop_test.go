@@ -23,47 +23,14 @@ import (
 // instant and then partition name, exactly.
 func TestLedgerRunningCountsOracle(t *testing.T) {
 	for seed := range uint64(40) {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		now := time.Duration(0)
-		l := newLedger(func() time.Duration { return now }, 2*time.Second, false)
-		const procs, parts = 4, 12
-		for i := range procs {
-			l.addProcess(fmt.Sprintf("m%d", i), 50+float64(rng.IntN(200)))
-			l.SetMember(i, 1)
-			l.SetProcess(i, true, false, false)
-		}
-		for p := range int32(parts) {
-			l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, float64(rng.IntN(40)), nil, true)
-		}
-		tps := func() []kafka.TopicPartition {
-			var out []kafka.TopicPartition
-			for p := range int32(parts) {
-				if rng.IntN(3) == 0 {
-					out = append(out, kafka.TopicPartition{Topic: "t", Partition: p})
-				}
-			}
-			return out
-		}
+		f := newLedgerFuzz(rand.New(rand.NewPCG(seed, 7)))
+		l, rng := f.l, f.rng
 		for step := range 300 {
 			if rng.IntN(3) > 0 {
-				now += time.Duration(rng.IntN(500)) * time.Millisecond
+				f.now += time.Duration(rng.IntN(500)) * time.Millisecond
 			}
-			proc := rng.IntN(procs)
-			switch rng.IntN(8) {
-			case 0, 1:
-				l.Assign(proc, tps())
-			case 2:
-				l.StartRevoke(proc, tps())
-			case 3:
-				l.Release(proc, tps(), rng.IntN(2) == 0, rng.IntN(2) == 0)
-			case 4:
-				l.SetProcess(proc, rng.IntN(5) > 0, rng.IntN(4) == 0, rng.IntN(4) == 0)
-			case 5:
-				l.Commit(proc)
-			case 6:
-				l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
-			}
-			for q := range procs {
+			f.change()
+			for q := range fuzzProcs {
 				// A process's list of partitions is exactly those it is
 				// an owner of, ascending (Release relies on it).
 				var owns []int
@@ -92,7 +59,7 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 					n++
 				}
 			}
-			if got, want := l.ProcessingFraction(), float64(n)/parts; got != want {
+			if got, want := l.ProcessingFraction(), float64(n)/fuzzParts; got != want {
 				t.Fatalf("seed %d step %d: ProcessingFraction %v, oracle %v", seed, step, got, want)
 			}
 		}
@@ -194,28 +161,9 @@ func TestLedgerViewsChangeNothing(t *testing.T) {
 	for seed := range uint64(40) {
 		var fp [2]string
 		for viewed := range 2 {
-			rng := rand.New(rand.NewPCG(seed, 11))
+			f := newLedgerFuzz(rand.New(rand.NewPCG(seed, 11)))
+			l, rng := f.l, f.rng
 			views := rand.New(rand.NewPCG(seed, 13))
-			now := time.Duration(0)
-			l := newLedger(func() time.Duration { return now }, 2*time.Second, false)
-			const procs, parts = 4, 12
-			for i := range procs {
-				l.addProcess(fmt.Sprintf("m%d", i), 50+float64(rng.IntN(200)))
-				l.SetMember(i, 1)
-				l.SetProcess(i, true, false, false)
-			}
-			for p := range int32(parts) {
-				l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, float64(rng.IntN(40)), nil, true)
-			}
-			tps := func() []kafka.TopicPartition {
-				var out []kafka.TopicPartition
-				for p := range int32(parts) {
-					if rng.IntN(3) == 0 {
-						out = append(out, kafka.TopicPartition{Topic: "t", Partition: p})
-					}
-				}
-				return out
-			}
 			for range 300 {
 				step := time.Duration(rng.IntN(500)) * time.Millisecond
 				if rng.IntN(3) == 0 {
@@ -223,36 +171,20 @@ func TestLedgerViewsChangeNothing(t *testing.T) {
 				}
 				// The second ledger is viewed at a few instants on the way
 				// to the next change, in order.
-				next := now + step
-				for _, f := range slices.Sorted(slices.Values([]float64{views.Float64(), views.Float64()})) {
+				next := f.now + step
+				for _, x := range slices.Sorted(slices.Values([]float64{views.Float64(), views.Float64()})) {
 					if viewed == 0 {
 						break
 					}
-					now += time.Duration(f * float64(next-now))
+					f.now += time.Duration(x * float64(next-f.now))
 					for range views.IntN(4) {
-						l.advance(views.IntN(parts))
+						l.advance(views.IntN(fuzzParts))
 					}
-					l.Backlog(views.IntN(procs))
-					l.Positions(views.IntN(procs))
+					l.Backlog(views.IntN(fuzzProcs))
+					l.Positions(views.IntN(fuzzProcs))
 				}
-				now = next
-				proc := rng.IntN(procs)
-				switch rng.IntN(9) {
-				case 0, 1:
-					l.Assign(proc, tps())
-				case 2:
-					l.StartRevoke(proc, tps())
-				case 3:
-					l.Release(proc, tps(), rng.IntN(2) == 0, rng.IntN(2) == 0)
-				case 4:
-					l.SetProcess(proc, rng.IntN(5) > 0, rng.IntN(4) == 0, rng.IntN(4) == 0)
-				case 5:
-					l.Commit(proc)
-				case 6:
-					l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
-				case 7:
-					l.HeldBatch(proc, tps(), time.Duration(rng.IntN(300))*time.Millisecond)
-				}
+				f.now = next
+				f.change()
 			}
 			l.finish()
 			var m Metrics
@@ -271,5 +203,64 @@ func TestLedgerViewsChangeNothing(t *testing.T) {
 		if fp[0] != fp[1] {
 			t.Fatalf("seed %d: viewing the ledger changed what it measured:\nunviewed %s\nviewed %s", seed, fp[0], fp[1])
 		}
+	}
+}
+
+// fuzzProcs processes and fuzzParts partitions make the random ledgers of
+// the property tests: small, so that owners overlap and change often.
+const fuzzProcs, fuzzParts = 4, 12
+
+// ledgerFuzz is a ledger of fuzzProcs running members of random capacity
+// and fuzzParts partitions of random rates, driven by random changes.
+type ledgerFuzz struct {
+	l   *ledger
+	now time.Duration
+	rng *rand.Rand
+}
+
+func newLedgerFuzz(rng *rand.Rand) *ledgerFuzz {
+	f := &ledgerFuzz{rng: rng}
+	f.l = newLedger(func() time.Duration { return f.now }, 2*time.Second, false)
+	for i := range fuzzProcs {
+		f.l.addProcess(fmt.Sprintf("m%d", i), 50+float64(rng.IntN(200)))
+		f.l.SetMember(i, 1)
+		f.l.SetProcess(i, true, false, false)
+	}
+	for p := range int32(fuzzParts) {
+		f.l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, float64(rng.IntN(40)), nil, true)
+	}
+	return f
+}
+
+// tps picks about a third of the partitions.
+func (f *ledgerFuzz) tps() []kafka.TopicPartition {
+	var out []kafka.TopicPartition
+	for p := range int32(fuzzParts) {
+		if f.rng.IntN(3) == 0 {
+			out = append(out, kafka.TopicPartition{Topic: "t", Partition: p})
+		}
+	}
+	return out
+}
+
+// change makes one random change to a random process (or none).
+func (f *ledgerFuzz) change() {
+	l, rng := f.l, f.rng
+	proc := rng.IntN(fuzzProcs)
+	switch rng.IntN(9) {
+	case 0, 1:
+		l.Assign(proc, f.tps())
+	case 2:
+		l.StartRevoke(proc, f.tps())
+	case 3:
+		l.Release(proc, f.tps(), rng.IntN(2) == 0, rng.IntN(2) == 0)
+	case 4:
+		l.SetProcess(proc, rng.IntN(5) > 0, rng.IntN(4) == 0, rng.IntN(4) == 0)
+	case 5:
+		l.Commit(proc)
+	case 6:
+		l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
+	case 7:
+		l.HeldBatch(proc, f.tps(), time.Duration(rng.IntN(300))*time.Millisecond)
 	}
 }
