@@ -36,8 +36,9 @@ type ledger struct {
 	topicIndex map[string][]int
 
 	moved, revocations int
-	// claims numbers ownerships (ownership.serial).
-	claims int
+	// claims numbers ownerships (ownership.serial), sends commit
+	// requests (commitSend.id).
+	claims, sends int
 	// bad counts partitions not in their converged state (see partLedger.bad).
 	bad int
 	// processing counts partitions someone processes now (see
@@ -115,9 +116,33 @@ type procLedger struct {
 	driving    int
 	lines      int
 	lagA, lagS float64
-	// ownedTPs are the partitions of owned, for Positions; nil when owned
-	// changed since they were listed.
+	// ownedTPs and ownedIdx are the partitions of owned and their
+	// indexes, for Positions; nil when owned changed since they were
+	// listed.
 	ownedTPs []kafka.TopicPartition
+	ownedIdx []int
+	// sends are its commit requests not answered yet, oldest first, and
+	// accepted the last one the coordinator accepted whole. A claim's
+	// count at a send is worked out from its partition's anchor when it
+	// is needed, and kept in the claim (ownership.atSend) only if the
+	// anchor moves past the send first: a commit costs nothing per
+	// partition.
+	sends    []commitSend
+	accepted commitSend
+}
+
+// commitSend is a commit request a process built at at: it covers the
+// claims numbered up to maxSerial the process still holds.
+type commitSend struct {
+	id        int
+	at        time.Duration
+	maxSerial int
+}
+
+// sendCount is a claim's processed count at the send numbered id.
+type sendCount struct {
+	id        int
+	processed float64
 }
 
 func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
@@ -136,6 +161,11 @@ type ownership struct {
 	// the captured count, not subtracting it, keeps a commit of
 	// everything exact.
 	processed, committed float64
+	// accepted is the last whole commit (commitSend.id) folded into
+	// committed, and atSend the claim's counts at unanswered sends its
+	// partition's anchor has moved past.
+	accepted int
+	atSend   []sendCount
 	// revoking is set while a revoke callback runs: the owner has stopped
 	// processing the partition but still holds it.
 	revoking bool
@@ -387,16 +417,18 @@ func (l *ledger) ownerAt(p *partLedger, o *ownership, mode ownerMode, t time.Dur
 	if t <= p.since {
 		return o.processed0, o.behind0
 	}
+	// The rate and share are those since the anchor (rate0, alloc0),
+	// which a change about to settle the partition may have replaced.
 	full := sec(t - p.since)
 	switch mode {
 	case modeDriver:
 		lag := l.lagAt(p, t)
-		return o.processed0 + (p.sinceLag + p.rate*full - lag), lag
+		return o.processed0 + (p.sinceLag + p.rate0*full - lag), lag
 	case modeZombie:
-		done := min(o.alloc*full, o.behind0+p.rate*full)
-		return o.processed0 + done, o.behind0 + p.rate*full - done
+		done := min(o.alloc0*full, o.behind0+p.rate0*full)
+		return o.processed0 + done, o.behind0 + p.rate0*full - done
 	}
-	return o.processed0, o.behind0 + p.rate*full
+	return o.processed0, o.behind0 + p.rate0*full
 }
 
 // settle ends partition idx's stretch at t, its view brought there first:
@@ -408,6 +440,7 @@ func (l *ledger) ownerAt(p *partLedger, o *ownership, mode ownerMode, t time.Dur
 func (l *ledger) settle(idx int, t time.Duration) {
 	l.advanceTo(idx, t)
 	p := l.parts[idx]
+	l.settleCommits(p)
 	if t > p.since {
 		newLag := p.viewLag
 		if p.viewDriver >= 0 {
@@ -424,6 +457,46 @@ func (l *ledger) settle(idx int, t time.Duration) {
 		o := &p.owners[i]
 		o.processed0, o.behind0 = o.processed, o.behind
 	}
+}
+
+// settleCommits works out, before p's anchor moves, each claim's counts
+// at the commits of its process that the anchor will move past: the last
+// accepted one is folded into committed, the unanswered ones kept.
+func (l *ledger) settleCommits(p *partLedger) {
+	for i := range p.owners {
+		o := &p.owners[i]
+		pr := l.procs[o.proc]
+		o.committed = l.committedOf(p, o)
+		o.accepted = pr.accepted.id
+		var kept []sendCount
+		for _, s := range pr.sends {
+			if s.maxSerial >= o.serial {
+				kept = append(kept, sendCount{s.id, l.countAt(p, o, s)})
+			}
+		}
+		o.atSend = kept
+	}
+}
+
+// countAt is claim o's processed count when send s was built: kept, or
+// worked out from the anchor, which s is not before.
+func (l *ledger) countAt(p *partLedger, o *ownership, s commitSend) float64 {
+	for _, c := range o.atSend {
+		if c.id == s.id {
+			return c.processed
+		}
+	}
+	v, _ := l.ownerAt(p, o, o.mode0, s.at)
+	return v
+}
+
+// committedOf is claim o's committed count, with its process's last
+// accepted commit if it covers the claim.
+func (l *ledger) committedOf(p *partLedger, o *ownership) float64 {
+	if a := l.procs[o.proc].accepted; a.id > o.accepted && a.maxSerial >= o.serial {
+		return max(o.committed, l.countAt(p, o, a))
+	}
+	return o.committed
 }
 
 // mark records how partition p accrues from now on: its rate, its lag
@@ -759,7 +832,11 @@ func (l *ledger) touchProc(proc int, change func()) {
 	l.advanceAll(before)
 	change()
 	if !slices.Equal(before, pr.owned) {
-		pr.ownedTPs = nil
+		pr.ownedTPs, pr.ownedIdx = nil, nil
+	}
+	if len(pr.owned) == 0 {
+		// No claim is left for an unanswered commit to cover.
+		pr.sends = nil
 	}
 	l.recount(proc)
 	for _, idx := range mergeSorted(before, pr.owned) {
@@ -879,9 +956,10 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 			if i < 0 {
 				continue
 			}
-			if o := p.owners[i]; !committed && l.now() >= l.windowStart {
-				p.duplicates += o.processed - o.committed
-				dup += o.processed - o.committed
+			if o := &p.owners[i]; !committed && l.now() >= l.windowStart {
+				d := o.processed - l.committedOf(p, o)
+				p.duplicates += d
+				dup += d
 			}
 			p.owners = slices.Delete(p.owners, i, i+1)
 			released = true
@@ -945,19 +1023,12 @@ func (l *ledger) ownedBy(proc int) []kafka.TopicPartition {
 // Positions are the per-partition counts a commit carries: what the
 // member had processed of each partition it held when it built the
 // request, the offsets Kafka's client sends (subscriptions.allConsumed()).
+// They are kept as the request (send) and the partitions it covers; the
+// counts are worked out from the ledger when the answer comes.
 type Positions struct {
-	tps    []kafka.TopicPartition
-	claims []claim
-}
-
-// claim is one partition's captured count, tied to the ownership it was
-// counted under.
-type claim struct {
-	idx, serial int
-	// at is the claim's place among the partition's owners when it was
-	// captured: where CommitPositions looks first.
-	at        int
-	processed float64
+	tps  []kafka.TopicPartition
+	idxs []int
+	send commitSend
 }
 
 // Positions captures what proc has processed of each partition it owns
@@ -968,19 +1039,18 @@ func (l *ledger) Positions(proc int) Positions {
 	l.catchUp(t)
 	if pr.ownedTPs == nil {
 		// The partitions change only with the process's list, and a
-		// request keeps the slice it was given: it is built again, not
-		// changed, when the list changes.
-		pr.ownedTPs = make([]kafka.TopicPartition, len(pr.owned))
+		// request keeps the slices it was given: they are built again,
+		// not changed, when the list changes.
+		pr.ownedTPs, pr.ownedIdx = make([]kafka.TopicPartition, len(pr.owned)), slices.Clone(pr.owned)
 		for j, idx := range pr.owned {
 			pr.ownedTPs[j] = l.parts[idx].tp
 		}
 	}
-	pos := Positions{tps: pr.ownedTPs, claims: make([]claim, len(pr.owned))}
-	for j, idx := range pr.owned {
-		p := l.parts[idx]
-		i := ownerIndex(p, proc)
-		processed, _ := l.queryAt(p, i, pr, t)
-		pos.claims[j] = claim{idx: idx, serial: p.owners[i].serial, at: i, processed: processed}
+	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
+	if len(pr.owned) > 0 {
+		l.sends++
+		pos.send = commitSend{id: l.sends, at: t, maxSerial: l.claims}
+		pr.sends = append(pr.sends, pos.send)
 	}
 	return pos
 }
@@ -1044,31 +1114,41 @@ func (l *ledger) Commit(proc int) {
 	l.CommitPositions(proc, l.Positions(proc), nil)
 }
 
-// CommitPositions records that the coordinator accepted proc's commit of pos for
-// every partition accept reports true (nil accepts all): each such
-// partition counts as committed up to what was processed when the
-// request was built. A partition proc has let go of since, or holds
+// CommitPositions records that the coordinator answered proc's commit of
+// pos, accepting every partition accept reports true (nil accepts all):
+// each such partition counts as committed up to what was processed when
+// the request was built. A partition proc has let go of since, or holds
 // again under a new claim, is left alone: the count belonged to the old
-// claim, whose uncommitted records were settled when it ended.
+// claim, whose uncommitted records were settled when it ended. A later
+// request counts at least as much of every claim both cover, so one
+// accepted whole supersedes the requests before it.
 func (l *ledger) CommitPositions(proc int, pos Positions, accept func(kafka.TopicPartition) bool) {
-	if l.procs[proc].member == 0 {
-		return // a fenced member's commit fails
+	pr := l.procs[proc]
+	s := pos.send
+	at := slices.IndexFunc(pr.sends, func(x commitSend) bool { return x.id == s.id })
+	if at < 0 {
+		return // superseded, or nothing was owned
 	}
-	for i, c := range pos.claims {
-		if accept != nil && !accept(pos.tps[i]) {
-			continue
-		}
-		p := l.parts[c.idx]
-		o := (*ownership)(nil)
-		if c.at < len(p.owners) && p.owners[c.at].proc == proc {
-			o = &p.owners[c.at]
-		} else {
-			o = l.ownershipOf(c.idx, proc)
-		}
-		if o != nil && o.serial == c.serial && c.processed > o.committed {
-			o.committed = c.processed
+	switch {
+	case pr.member == 0:
+		// A fenced member's commit fails.
+	case accept == nil:
+		pr.accepted = s
+		pr.sends = slices.Delete(pr.sends, 0, at+1)
+		return
+	default:
+		for j, idx := range pos.idxs {
+			if !accept(pos.tps[j]) {
+				continue
+			}
+			p := l.parts[idx]
+			if i := ownerIndex(p, proc); i >= 0 && p.owners[i].serial <= s.maxSerial {
+				o := &p.owners[i]
+				o.committed = max(o.committed, l.countAt(p, o, s))
+			}
 		}
 	}
+	pr.sends = slices.Delete(pr.sends, at, at+1)
 }
 
 // SetProcess updates a process's physical state.

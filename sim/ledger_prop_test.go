@@ -30,6 +30,7 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 				f.now += time.Duration(rng.IntN(500)) * time.Millisecond
 			}
 			f.change()
+			f.checkCommitted(t, seed, step)
 			for q := range fuzzProcs {
 				// A process's list of partitions is exactly those it is
 				// an owner of, ascending (Release relies on it).
@@ -216,10 +217,21 @@ type ledgerFuzz struct {
 	l   *ledger
 	now time.Duration
 	rng *rand.Rand
+	// inflight are commit requests sent and not answered yet, each with
+	// what the slow oracle counted of every claim when it was built;
+	// committed is what the oracle's commits accepted, by claim serial.
+	inflight  []fuzzCommit
+	committed map[int]float64
+}
+
+type fuzzCommit struct {
+	proc   int
+	pos    Positions
+	counts map[int]float64 // by claim serial
 }
 
 func newLedgerFuzz(rng *rand.Rand) *ledgerFuzz {
-	f := &ledgerFuzz{rng: rng}
+	f := &ledgerFuzz{rng: rng, committed: map[int]float64{}}
 	f.l = newLedger(func() time.Duration { return f.now }, 2*time.Second, false)
 	for i := range fuzzProcs {
 		f.l.addProcess(fmt.Sprintf("m%d", i), 50+float64(rng.IntN(200)))
@@ -247,7 +259,7 @@ func (f *ledgerFuzz) tps() []kafka.TopicPartition {
 func (f *ledgerFuzz) change() {
 	l, rng := f.l, f.rng
 	proc := rng.IntN(fuzzProcs)
-	switch rng.IntN(9) {
+	switch rng.IntN(11) {
 	case 0, 1:
 		l.Assign(proc, f.tps())
 	case 2:
@@ -257,10 +269,71 @@ func (f *ledgerFuzz) change() {
 	case 4:
 		l.SetProcess(proc, rng.IntN(5) > 0, rng.IntN(4) == 0, rng.IntN(4) == 0)
 	case 5:
-		l.Commit(proc)
+		pos := l.Positions(proc)
+		for _, idx := range l.procs[proc].owned {
+			p := l.parts[idx]
+			i := ownerIndex(p, proc)
+			if l.procs[proc].member != 0 {
+				v, _ := l.claimAt(p, i, f.now)
+				f.committed[p.owners[i].serial] = max(f.committed[p.owners[i].serial], v)
+			}
+		}
+		l.CommitPositions(proc, pos, nil)
 	case 6:
 		l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
 	case 7:
 		l.HeldBatch(proc, f.tps(), time.Duration(rng.IntN(300))*time.Millisecond)
+	case 8:
+		// A commit request: the oracle counts each claim now, by
+		// walking the partitions.
+		c := fuzzCommit{proc: proc, pos: l.Positions(proc), counts: map[int]float64{}}
+		for _, idx := range l.procs[proc].owned {
+			p := l.parts[idx]
+			i := ownerIndex(p, proc)
+			c.counts[p.owners[i].serial], _ = l.claimAt(p, i, f.now)
+		}
+		f.inflight = append(f.inflight, c)
+	case 9:
+		// The answer to a request in flight: accepted whole or in part.
+		if len(f.inflight) == 0 {
+			return
+		}
+		k := rng.IntN(len(f.inflight))
+		c := f.inflight[k]
+		f.inflight = slices.Delete(f.inflight, k, k+1)
+		var accept func(kafka.TopicPartition) bool
+		if rng.IntN(2) == 0 {
+			accept = func(tp kafka.TopicPartition) bool { return tp.Partition%2 == 0 }
+		}
+		if l.procs[c.proc].member != 0 { // as CommitPositions: only a fenced member (no ids) fails
+			for j, idx := range c.pos.idxs {
+				if accept != nil && !accept(c.pos.tps[j]) {
+					continue
+				}
+				if i := ownerIndex(l.parts[idx], c.proc); i >= 0 {
+					if v, ok := c.counts[l.parts[idx].owners[i].serial]; ok {
+						s := l.parts[idx].owners[i].serial
+						f.committed[s] = max(f.committed[s], v)
+					}
+				}
+			}
+		}
+		l.CommitPositions(c.proc, c.pos, accept)
+	}
+}
+
+// checkCommitted compares every claim's committed count with the
+// oracle's, exactly. The ledger works a request's counts out only when
+// needed, from the partition's anchor; the oracle counted them when the
+// request was built. An immediate Commit the oracle sees as a request
+// answered at once.
+func (f *ledgerFuzz) checkCommitted(t *testing.T, seed uint64, step int) {
+	for idx, p := range f.l.parts {
+		for i := range p.owners {
+			o := &p.owners[i]
+			if got, want := f.l.committedOf(p, o), f.committed[o.serial]; got != want {
+				t.Fatalf("seed %d step %d: partition %d claim %d committed %v, oracle %v", seed, step, idx, o.serial, got, want)
+			}
+		}
 	}
 }
