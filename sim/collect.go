@@ -290,5 +290,8 @@ func (w *world) duplicatesByRebalance() []RebalanceDuplicates {
 		rd.Records = d.records
 		out = append(out, rd)
 	}
+	for i := range out {
+		out[i].Records = roundRecords(out[i].Records)
+	}
 	return out
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -15,9 +16,17 @@ import (
 // stalled, crashed) and by the coordinator's view of who is a member, so
 // every protocol is measured by the same code.
 //
-// Time accounting is lazy: each partition remembers when it was last
-// brought up to date, and is advanced to "now" just before anything that
-// could change how it accrues downtime, lag or duplicates.
+// Time accounting is lazy, and does not depend on where it is brought up
+// to date. Each partition has an anchor (since): the instant from which
+// its owners' processed counts and positions, its lag and its latency
+// pieces follow in closed form, as long as nothing changes how it accrues
+// (its rate, its lag line, its owners, their modes and shares). Viewing
+// it at a later instant (advanceTo) computes those values from the
+// anchor and moves nothing; only a change to how it accrues ends the
+// stretch (settle) and books what accrued since the anchor. The integral
+// measures (downtime, double ownership, zombie time) are accrued at every
+// view, which splits them exactly. So a view more or less, as a query or
+// a per-member shortcut makes or skips, changes no result.
 type ledger struct {
 	now         func() time.Duration
 	windowStart time.Duration
@@ -27,12 +36,9 @@ type ledger struct {
 	topicIndex map[string][]int
 
 	moved, revocations int
-	// claims numbers ownerships (ownership.serial).
-	claims int
-	// changes counts changes to the ledger's state: a partition advanced,
-	// refreshed or its owners changed, a process's shares recomputed.
-	changes int
-
+	// claims numbers ownerships (ownership.serial), sends commit
+	// requests (commitSend.id).
+	claims, sends int
 	// bad counts partitions not in their converged state (see partLedger.bad).
 	bad int
 	// processing counts partitions someone processes now (see
@@ -53,9 +59,13 @@ type ledger struct {
 	// sample (Series.LagMax), within the measurement window.
 	stepPeak float64
 
-	// firstZombie and zombieMembers describe zombie processing for findings.
+	// firstZombie and zombieMembers describe zombie processing for
+	// findings; zombieProcs are the members' process indexes, ascending,
+	// and zombieMembers their names in that order, so that the list does
+	// not depend on which partition was viewed first.
 	zombieSeen    bool
 	firstZombie   time.Duration
+	zombieProcs   []int
 	zombieMembers []string
 
 	timeline    bool
@@ -100,12 +110,39 @@ type procLedger struct {
 	// processed are the records it processed as the lag-driving owner
 	// within the window (for its utilisation).
 	processed float64
-	// backlog is what Backlog returned at backlogAt, while the ledger's
-	// change count was backlogChange.
-	backlog       float64
-	backlogAt     time.Duration
-	backlogChange int
-	backlogValid  bool
+	// driving is how many partitions it drives the lag of; lagA + lagS·t
+	// is Σ of their lag lines that are not pinned at zero (lines of
+	// them), which is its backlog while it processes all it owns.
+	driving    int
+	lines      int
+	lagA, lagS float64
+	// ownedTPs and ownedIdx are the partitions of owned and their
+	// indexes, for Positions; nil when owned changed since they were
+	// listed.
+	ownedTPs []kafka.TopicPartition
+	ownedIdx []int
+	// sends are its commit requests not answered yet, oldest first, and
+	// accepted the last one the coordinator accepted whole. A claim's
+	// count at a send is worked out from its partition's anchor when it
+	// is needed, and kept in the claim (ownership.atSend) only if the
+	// anchor moves past the send first: a commit costs nothing per
+	// partition.
+	sends    []commitSend
+	accepted commitSend
+}
+
+// commitSend is a commit request a process built at at: it covers the
+// claims numbered up to maxSerial the process still holds.
+type commitSend struct {
+	id        int
+	at        time.Duration
+	maxSerial int
+}
+
+// sendCount is a claim's processed count at the send numbered id.
+type sendCount struct {
+	id        int
+	processed float64
 }
 
 func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled }
@@ -117,12 +154,18 @@ type ownership struct {
 	// the same partition, so that a commit captured during one is not
 	// applied to the next.
 	serial int
-	// processed are the records processed under this claim, and
-	// committed the value processed had when the last commit the
-	// coordinator accepted was sent: processed - committed are the
-	// records the next owner processes again. Storing the captured
-	// count, not subtracting it, keeps a commit of everything exact.
+	// processed are the records processed under this claim (as of the
+	// partition's last view), and committed the value processed had when
+	// the last commit the coordinator accepted was sent: processed -
+	// committed are the records the next owner processes again. Storing
+	// the captured count, not subtracting it, keeps a commit of
+	// everything exact.
 	processed, committed float64
+	// accepted is the last whole commit (commitSend.id) folded into
+	// committed, and atSend the claim's counts at unanswered sends its
+	// partition's anchor has moved past.
+	accepted int
+	atSend   []sendCount
 	// revoking is set while a revoke callback runs: the owner has stopped
 	// processing the partition but still holds it.
 	revoking bool
@@ -130,20 +173,46 @@ type ownership struct {
 	// gets (see allocate).
 	alloc float64
 	// behind is how many records the owner's own position is behind the
-	// end of the partition: what its fetches can still hand it.
+	// end of the partition: what its fetches can still hand it (as of
+	// the partition's last view).
 	behind float64
+	// processed0 and behind0 are processed and behind at the partition's
+	// anchor; mode0 and alloc0 are how the claim accrued from there
+	// (modeNew: taken since).
+	processed0, behind0 float64
+	mode0               ownerMode
+	alloc0              float64
 }
+
+// ownerMode is how an ownership accrues: the owner driving the lag, one
+// processing beside it (a zombie), or one not processing.
+type ownerMode int8
+
+const (
+	modeNew ownerMode = iota
+	modeIdle
+	modeDriver
+	modeZombie
+)
 
 type partLedger struct {
 	// The fields every advance reads come first, so that they share the
 	// struct's first cache lines.
-	since time.Duration
+	// since is the anchor (see ledger) and viewT the last view.
+	since, viewT time.Duration
 	// lag model: lag at lagT, changing at slope records/s.
 	lag, slope float64
 	lagT       time.Duration
-	// sinceLag is the lag at since (the lag line may have been rebased
-	// later, when the partition drained to zero).
-	sinceLag float64
+	// sinceLag is the lag at since, viewLag at viewT.
+	sinceLag, viewLag float64
+	// viewDriver is the process driving the lag since the anchor (-1:
+	// none); rate0 and ver0 are the rate and lag line version then.
+	viewDriver int
+	rate0      float64
+	ver0       int
+	// driverProc is the process driving the lag now (-1: none), and
+	// lineProc the one whose backlog sum holds the lag line (-1: none).
+	driverProc, lineProc int
 	// rate is the production rate now: base times the topic's load factor.
 	rate float64
 	// base is the partition's own rate and curve its topic's load over
@@ -214,7 +283,7 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *load
 		curve = newLoadCurve(nil)
 	}
 	rate := base * curve.factorAt(t)
-	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, lagT: t, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
+	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, viewT: t, lagT: t, viewDriver: -1, driverProc: -1, lineProc: -1, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
 	p.inGap, p.gapStart = true, max(t, l.windowStart)
@@ -265,16 +334,16 @@ func (l *ledger) advanceAll(idxs []int) {
 	}
 }
 
-// advanceTo brings partition idx's accounting up to t; nothing about it
-// may have changed since p.since but the lag line pinned at zero.
+// advanceTo views partition idx at t: the integral measures accrue up to
+// t, and each owner's processed count and position are computed at t
+// from the anchor. Nothing about the partition may have changed since its
+// last view, nor anything about how it accrues since its anchor.
 func (l *ledger) advanceTo(idx int, t time.Duration) {
 	p := l.parts[idx]
-	if t <= p.since {
+	if t <= p.viewT {
 		return
 	}
-	l.changes++
-	dt := l.overlap(p.since, t)
-	full := sec(t - p.since)
+	dt := l.overlap(p.viewT, t)
 	// One pass over the owners finds the lag-driving owner (the last
 	// running one, as processingOwner), the zombies and whether two
 	// current members own the partition (doublyOwned).
@@ -300,47 +369,161 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	if zombies > 0 && dt > 0 {
 		p.zombieSec += time.Duration(zombies) * dt
 		for _, o := range p.owners {
-			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() && !slices.Contains(l.zombieMembers, pr.name) {
-				l.zombieMembers = append(l.zombieMembers, pr.name)
+			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() {
+				l.noteZombie(o.proc, max(p.viewT, l.windowStart))
 			}
 		}
-		if !l.zombieSeen || p.since < l.firstZombie {
-			l.zombieSeen, l.firstZombie = true, max(p.since, l.windowStart)
-		}
 	}
-	// Records processed by each running owner: the lag-driving owner drains
-	// the backlog at its share; any other (zombie) owner works through
-	// what its own position is behind, at its share of its processing
-	// rate, and then keeps up with production. Both count as uncommitted
-	// work.
-	newLag := l.lagAt(p, t)
-	drained := p.sinceLag + p.rate*full - newLag
-	if owner >= 0 {
-		l.departures(p, newLag, t)
-		if t > l.windowStart {
-			a := max(p.since, l.windowStart)
-			l.procs[p.owners[owner].proc].processed += p.rate*sec(t-a) - (newLag - l.lagSince(p, a))
-		}
+	p.viewDriver = driverProc(p, owner)
+	p.viewLag = l.lagAt(p, t)
+	for i := range p.owners {
+		o := &p.owners[i]
+		o.processed, o.behind = l.ownerAt(p, o, l.modeOf(p, i, owner), t)
 	}
-	l.observePartition(p, newLag, t)
+	p.viewT = t
+}
+
+// noteZombie records that proc processed as a zombie from at on.
+func (l *ledger) noteZombie(proc int, at time.Duration) {
+	if i, found := slices.BinarySearch(l.zombieProcs, proc); !found {
+		l.zombieProcs = slices.Insert(l.zombieProcs, i, proc)
+		l.zombieMembers = slices.Insert(l.zombieMembers, i, l.procs[proc].name)
+	}
+	if !l.zombieSeen || at < l.firstZombie {
+		l.zombieSeen, l.firstZombie = true, at
+	}
+}
+
+// modeOf is how owner i of p accrues, owner being the lag-driving one.
+func (l *ledger) modeOf(p *partLedger, i, owner int) ownerMode {
+	o := p.owners[i]
+	switch {
+	case i == owner:
+		return modeDriver
+	case !l.procs[o.proc].running() || o.revoking:
+		return modeIdle
+	}
+	return modeZombie
+}
+
+// ownerAt is what claim o of p has processed, and how far its position is
+// behind, at t, from the anchor on, accruing in mode: the lag-driving
+// owner drains the backlog at its share; a zombie works through what its
+// own position is behind, at its max-min share of its processing rate
+// (share.go), and then keeps up with production; an owner not processing
+// falls behind at the production rate. The processed counts are
+// uncommitted work.
+func (l *ledger) ownerAt(p *partLedger, o *ownership, mode ownerMode, t time.Duration) (processed, behind float64) {
+	if t <= p.since {
+		return o.processed0, o.behind0
+	}
+	// The rate and share are those since the anchor (rate0, alloc0),
+	// which a change about to settle the partition may have replaced.
+	full := sec(t - p.since)
+	switch mode {
+	case modeDriver:
+		lag := l.lagAt(p, t)
+		return o.processed0 + (p.sinceLag + p.rate0*full - lag), lag
+	case modeZombie:
+		done := min(o.alloc0*full, o.behind0+p.rate0*full)
+		return o.processed0 + done, o.behind0 + p.rate0*full - done
+	}
+	return o.processed0, o.behind0 + p.rate0*full
+}
+
+// settle ends partition idx's stretch at t, its view brought there first:
+// the records its lag-driving owner processed since the anchor leave
+// (latency pieces), count for the owner's utilisation and the peak lag,
+// and t becomes the anchor. Called when something changes how the
+// partition accrues, after the view at that instant and before the new
+// lag line is set.
+func (l *ledger) settle(idx int, t time.Duration) {
+	l.advanceTo(idx, t)
+	p := l.parts[idx]
+	l.settleCommits(p)
+	if t > p.since {
+		newLag := p.viewLag
+		if p.viewDriver >= 0 {
+			l.departures(p, newLag, t)
+			if t > l.windowStart {
+				a := max(p.since, l.windowStart)
+				l.procs[p.viewDriver].processed += p.rate*sec(t-a) - (newLag - l.lagSince(p, a))
+			}
+		}
+		l.observePartition(p, newLag, t)
+		p.since, p.sinceLag = t, newLag
+	}
+	for i := range p.owners {
+		o := &p.owners[i]
+		o.processed0, o.behind0 = o.processed, o.behind
+	}
+}
+
+// settleCommits works out, before p's anchor moves, each claim's counts
+// at the commits of its process that the anchor will move past: the last
+// accepted one is folded into committed, the unanswered ones kept.
+func (l *ledger) settleCommits(p *partLedger) {
 	for i := range p.owners {
 		o := &p.owners[i]
 		pr := l.procs[o.proc]
-		switch {
-		case i == owner:
-			o.processed += drained
-			o.behind = newLag
-		case !pr.running() || o.revoking:
-			o.behind += p.rate * full
-		default:
-			// A zombie's capacity for the partition is its max-min share
-			// (share.go), which counts what its position is behind.
-			done := min(o.alloc*full, o.behind+p.rate*full)
-			o.processed += done
-			o.behind += p.rate*full - done
+		o.committed = l.committedOf(p, o)
+		o.accepted = pr.accepted.id
+		var kept []sendCount
+		for _, s := range pr.sends {
+			if s.maxSerial >= o.serial {
+				kept = append(kept, sendCount{s.id, l.countAt(p, o, s)})
+			}
+		}
+		o.atSend = kept
+	}
+}
+
+// countAt is claim o's processed count when send s was built: kept, or
+// worked out from the anchor, which s is not before.
+func (l *ledger) countAt(p *partLedger, o *ownership, s commitSend) float64 {
+	for _, c := range o.atSend {
+		if c.id == s.id {
+			return c.processed
 		}
 	}
-	p.since, p.sinceLag = t, newLag
+	v, _ := l.ownerAt(p, o, o.mode0, s.at)
+	return v
+}
+
+// committedOf is claim o's committed count, with its process's last
+// accepted commit if it covers the claim.
+func (l *ledger) committedOf(p *partLedger, o *ownership) float64 {
+	if a := l.procs[o.proc].accepted; a.id > o.accepted && a.maxSerial >= o.serial {
+		return max(o.committed, l.countAt(p, o, a))
+	}
+	return o.committed
+}
+
+// mark records how partition p accrues from now on: its rate, its lag
+// line and each owner's mode and share.
+func (l *ledger) mark(p *partLedger, owner int) {
+	p.rate0, p.ver0 = p.rate, p.zeroVer
+	for i := range p.owners {
+		o := &p.owners[i]
+		o.mode0, o.alloc0 = l.modeOf(p, i, owner), o.alloc
+	}
+}
+
+// accrualChanged reports whether partition p accrues otherwise than
+// mark last recorded.
+func (l *ledger) accrualChanged(p *partLedger, owner int) bool {
+	if p.rate != p.rate0 || p.zeroVer != p.ver0 {
+		return true
+	}
+	if driverProc(p, owner) != p.driverProc {
+		return true
+	}
+	for i := range p.owners {
+		if o := &p.owners[i]; o.mode0 != l.modeOf(p, i, owner) || o.alloc0 != o.alloc {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
@@ -358,10 +541,14 @@ func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
 func (l *ledger) refresh(idx int) {
 	p := l.parts[idx]
 	t := l.now()
-	l.changes++
 	owner := l.processingOwner(p, idx)
+	if l.accrualChanged(p, owner) {
+		l.settle(idx, t)
+	}
 	double := l.doublyOwned(p)
+	l.refreshDriver(p, owner)
 	l.refreshSlope(p, owner, t)
+	l.mark(p, owner)
 	l.refreshConverged(p)
 	if processing := owner >= 0; processing != p.processing {
 		p.processing = processing
@@ -377,6 +564,63 @@ func (l *ledger) refresh(idx int) {
 	if l.timeline {
 		l.refreshSegment(p, owner, double, t)
 	}
+}
+
+// refreshDriver moves the partition's lag line to the backlog sum of the
+// process that drives it now.
+func (l *ledger) refreshDriver(p *partLedger, owner int) {
+	d := driverProc(p, owner)
+	if d == p.driverProc {
+		return
+	}
+	if p.driverProc >= 0 {
+		l.procs[p.driverProc].driving--
+	}
+	if d >= 0 {
+		l.procs[d].driving++
+	}
+	l.lineOut(p)
+	p.driverProc = d
+	if p.active {
+		l.lineIn(p)
+	}
+}
+
+// driverProc is the process of p's owner i, -1 for none.
+func driverProc(p *partLedger, i int) int {
+	if i < 0 {
+		return -1
+	}
+	return p.owners[i].proc
+}
+
+// lineIn adds partition p's lag line to its driver's backlog sum.
+func (l *ledger) lineIn(p *partLedger) {
+	if p.driverProc < 0 {
+		return
+	}
+	pr := l.procs[p.driverProc]
+	pr.lines++
+	pr.lagA += p.lag - p.slope*sec(p.lagT)
+	pr.lagS += p.slope
+	p.lineProc = p.driverProc
+}
+
+// lineOut takes partition p's lag line out of the backlog sum holding it.
+// A sum left with no lines is reset to zero, so that rounding does not
+// build up over a run.
+func (l *ledger) lineOut(p *partLedger) {
+	if p.lineProc < 0 {
+		return
+	}
+	pr := l.procs[p.lineProc]
+	pr.lines--
+	pr.lagA -= p.lag - p.slope*sec(p.lagT)
+	pr.lagS -= p.slope
+	if pr.lines == 0 {
+		pr.lagA, pr.lagS = 0, 0
+	}
+	p.lineProc = -1
 }
 
 // current reports whether the process is a live member of the group as
@@ -482,7 +726,11 @@ func (l *ledger) refreshSegment(p *partLedger, owner int, double bool, t time.Du
 // the aggregate lag in step.
 func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	l.observeLag(t)
+	if t > p.since {
+		l.settle(p.idx, t)
+	}
 	cur := l.lagAt(p, t)
+	l.lineOut(p)
 	if p.active {
 		l.sumA -= p.lag - p.slope*sec(p.lagT)
 		l.sumS -= p.slope
@@ -496,6 +744,7 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	p.active = true
 	l.sumA += p.lag - p.slope*sec(p.lagT)
 	l.sumS += p.slope
+	l.lineIn(p)
 	if slope < 0 {
 		if len(l.zeros.rank) != len(l.parts) {
 			l.rankByName()
@@ -579,10 +828,16 @@ func (l *ledger) indexes(tps []kafka.TopicPartition) []int {
 // them: a change to a process can change the share of all its partitions.
 func (l *ledger) touchProc(proc int, change func()) {
 	pr := l.procs[proc]
-	l.changes++
 	before := slices.Clone(pr.owned)
 	l.advanceAll(before)
 	change()
+	if !slices.Equal(before, pr.owned) {
+		pr.ownedTPs, pr.ownedIdx = nil, nil
+	}
+	if len(pr.owned) == 0 {
+		// No claim is left for an unanswered commit to cover.
+		pr.sends = nil
+	}
 	l.recount(proc)
 	for _, idx := range mergeSorted(before, pr.owned) {
 		l.refresh(idx)
@@ -660,7 +915,8 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 			}
 			p.lastOwner = proc
 			l.claims++
-			p.owners = append(p.owners, ownership{proc: proc, serial: l.claims, behind: l.lagAt(p, l.now())})
+			behind := l.lagAt(p, l.now())
+			p.owners = append(p.owners, ownership{proc: proc, serial: l.claims, behind: behind, behind0: behind})
 			pr.owned = append(pr.owned, idx)
 		}
 		slices.Sort(pr.owned)
@@ -700,9 +956,10 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 			if i < 0 {
 				continue
 			}
-			if o := p.owners[i]; !committed && l.now() >= l.windowStart {
-				p.duplicates += o.processed - o.committed
-				dup += o.processed - o.committed
+			if o := &p.owners[i]; !committed && l.now() >= l.windowStart {
+				d := o.processed - l.committedOf(p, o)
+				p.duplicates += d
+				dup += d
 			}
 			p.owners = slices.Delete(p.owners, i, i+1)
 			released = true
@@ -731,24 +988,22 @@ func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration
 	if d <= 0 || pr.member > 0 || !pr.running() || l.now() < l.windowStart {
 		return
 	}
-	l.changes++
+	l.catchUp(l.now())
 	for _, idx := range l.indexes(tps) {
-		l.advance(idx)
 		o := l.ownershipOf(idx, proc)
 		if o == nil || o.revoking {
 			continue
 		}
+		// The batch is booked at once: the stretch ends here, and the
+		// records count from the new anchor.
+		l.settle(idx, l.now())
 		done := min(o.alloc*sec(d), o.behind)
 		o.processed += done
 		o.behind -= done
+		o.processed0, o.behind0 = o.processed, o.behind
 		p := l.parts[idx]
 		p.zombieSec += d
-		if !slices.Contains(l.zombieMembers, pr.name) {
-			l.zombieMembers = append(l.zombieMembers, pr.name)
-		}
-		if !l.zombieSeen || l.now() < l.firstZombie {
-			l.zombieSeen, l.firstZombie = true, l.now()
-		}
+		l.noteZombie(proc, l.now())
 	}
 }
 
@@ -768,16 +1023,12 @@ func (l *ledger) ownedBy(proc int) []kafka.TopicPartition {
 // Positions are the per-partition counts a commit carries: what the
 // member had processed of each partition it held when it built the
 // request, the offsets Kafka's client sends (subscriptions.allConsumed()).
+// They are kept as the request (send) and the partitions it covers; the
+// counts are worked out from the ledger when the answer comes.
 type Positions struct {
-	tps    []kafka.TopicPartition
-	claims []claim
-}
-
-// claim is one partition's captured count, tied to the ownership it was
-// counted under.
-type claim struct {
-	idx, serial int
-	processed   float64
+	tps  []kafka.TopicPartition
+	idxs []int
+	send commitSend
 }
 
 // Positions captures what proc has processed of each partition it owns
@@ -786,15 +1037,73 @@ func (l *ledger) Positions(proc int) Positions {
 	pr := l.procs[proc]
 	t := l.now()
 	l.catchUp(t)
-	var pos Positions
-	for _, idx := range pr.owned {
-		l.advanceTo(idx, t)
-		if o := l.ownershipOf(idx, proc); o != nil {
-			pos.tps = append(pos.tps, l.parts[idx].tp)
-			pos.claims = append(pos.claims, claim{idx: idx, serial: o.serial, processed: o.processed})
+	if pr.ownedTPs == nil {
+		// The partitions change only with the process's list, and a
+		// request keeps the slices it was given: they are built again,
+		// not changed, when the list changes.
+		pr.ownedTPs, pr.ownedIdx = make([]kafka.TopicPartition, len(pr.owned)), slices.Clone(pr.owned)
+		for j, idx := range pr.owned {
+			pr.ownedTPs[j] = l.parts[idx].tp
 		}
 	}
+	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
+	if len(pr.owned) > 0 {
+		l.sends++
+		pos.send = commitSend{id: l.sends, at: t, maxSerial: l.claims}
+		pr.sends = append(pr.sends, pos.send)
+	}
 	return pos
+}
+
+// claimAt is owner i of p's processed count and position at t, without
+// viewing the partition: nothing about it has changed since its anchor,
+// or since the view at t. The lag-driving owner's position is the lag
+// line's (when it has just taken over the lag, the view taken before
+// the change still shows its own).
+func (l *ledger) claimAt(p *partLedger, i int, t time.Duration) (processed, behind float64) {
+	owner := l.processingOwner(p, p.idx)
+	if t == p.viewT {
+		o := &p.owners[i]
+		processed, behind = o.processed, o.behind
+	} else {
+		processed, behind = l.ownerAt(p, &p.owners[i], l.modeOf(p, i, owner), t)
+	}
+	if i == owner {
+		behind = l.lagAt(p, t)
+	}
+	return processed, behind
+}
+
+// queryAt is claimAt between changes, when the partition's driver is
+// known without asking its owners (p.driverProc): for Positions and
+// Backlog, on every commit and poll.
+func (l *ledger) queryAt(p *partLedger, i int, pr *procLedger, t time.Duration) (processed, behind float64) {
+	o := &p.owners[i]
+	driver := p.driverProc == o.proc
+	switch {
+	case t == p.viewT:
+		processed, behind = o.processed, o.behind
+	case driver:
+		processed, behind = l.ownerAt(p, o, modeDriver, t)
+	case !pr.running() || o.revoking:
+		processed, behind = l.ownerAt(p, o, modeIdle, t)
+	default:
+		processed, behind = l.ownerAt(p, o, modeZombie, t)
+	}
+	if driver {
+		behind = l.lagAt(p, t)
+	}
+	return processed, behind
+}
+
+// ownerIndex is proc's place among p's owners, or -1.
+func ownerIndex(p *partLedger, proc int) int {
+	for i := range p.owners {
+		if p.owners[i].proc == proc {
+			return i
+		}
+	}
+	return -1
 }
 
 // Partitions are the partitions pos covers, in the ledger's order.
@@ -805,24 +1114,41 @@ func (l *ledger) Commit(proc int) {
 	l.CommitPositions(proc, l.Positions(proc), nil)
 }
 
-// CommitPositions records that the coordinator accepted proc's commit of pos for
-// every partition accept reports true (nil accepts all): each such
-// partition counts as committed up to what was processed when the
-// request was built. A partition proc has let go of since, or holds
+// CommitPositions records that the coordinator answered proc's commit of
+// pos, accepting every partition accept reports true (nil accepts all):
+// each such partition counts as committed up to what was processed when
+// the request was built. A partition proc has let go of since, or holds
 // again under a new claim, is left alone: the count belonged to the old
-// claim, whose uncommitted records were settled when it ended.
+// claim, whose uncommitted records were settled when it ended. A later
+// request counts at least as much of every claim both cover, so one
+// accepted whole supersedes the requests before it.
 func (l *ledger) CommitPositions(proc int, pos Positions, accept func(kafka.TopicPartition) bool) {
-	if l.procs[proc].member == 0 {
-		return // a fenced member's commit fails
+	pr := l.procs[proc]
+	s := pos.send
+	at := slices.IndexFunc(pr.sends, func(x commitSend) bool { return x.id == s.id })
+	if at < 0 {
+		return // superseded, or nothing was owned
 	}
-	for i, c := range pos.claims {
-		if accept != nil && !accept(pos.tps[i]) {
-			continue
-		}
-		if o := l.ownershipOf(c.idx, proc); o != nil && o.serial == c.serial && c.processed > o.committed {
-			o.committed = c.processed
+	switch {
+	case pr.member == 0:
+		// A fenced member's commit fails.
+	case accept == nil:
+		pr.accepted = s
+		pr.sends = slices.Delete(pr.sends, 0, at+1)
+		return
+	default:
+		for j, idx := range pos.idxs {
+			if !accept(pos.tps[j]) {
+				continue
+			}
+			p := l.parts[idx]
+			if i := ownerIndex(p, proc); i >= 0 && p.owners[i].serial <= s.maxSerial {
+				o := &p.owners[i]
+				o.committed = max(o.committed, l.countAt(p, o, s))
+			}
 		}
 	}
+	pr.sends = slices.Delete(pr.sends, at, at+1)
 }
 
 // SetProcess updates a process's physical state.
@@ -868,24 +1194,28 @@ func (l *ledger) BadPartitions() []string {
 }
 
 // Backlog is how many records proc's fetches can hand it now: Σ over the
-// partitions it owns of how far its position is behind their end.
+// partitions it owns of how far its position is behind their end. While
+// it drives the lag of every partition it processes, that is the sum of
+// their lag lines, kept per process; otherwise (a zombie claim, or the
+// process stopped) the partitions are walked.
 func (l *ledger) Backlog(proc int) float64 {
-	total := 0.0
 	t := l.now()
 	pr := l.procs[proc]
-	if pr.backlogAt == t && pr.backlogChange == l.changes && pr.backlogValid {
-		// Nothing has changed since the last call at this instant: every
-		// partition is advanced to now already.
-		return pr.backlog
-	}
 	l.catchUp(t)
+	if pr.running() && pr.driving == pr.processingCount {
+		if pr.lines == 0 {
+			return 0
+		}
+		return max(0, pr.lagA+pr.lagS*sec(t))
+	}
+	total := 0.0
 	for _, idx := range pr.owned {
-		l.advanceTo(idx, t)
-		if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
-			total += o.behind
+		p := l.parts[idx]
+		if i := ownerIndex(p, proc); i >= 0 && !p.owners[i].revoking {
+			_, behind := l.queryAt(p, i, pr, t)
+			total += behind
 		}
 	}
-	pr.backlog, pr.backlogAt, pr.backlogChange, pr.backlogValid = total, t, l.changes, true
 	return total
 }
 
@@ -904,8 +1234,9 @@ func (l *ledger) ProcessingFraction() float64 {
 func (l *ledger) finish() {
 	t := l.now()
 	l.observeLag(t)
+	l.catchUp(t)
 	for idx, p := range l.parts {
-		l.advance(idx)
+		l.settle(idx, t)
 		if p.inGap {
 			p.maxGap = max(p.maxGap, t-p.gapStart)
 		}
@@ -940,12 +1271,22 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 		m.MaxLagSeconds = max(m.MaxLagSeconds, p.maxAge)
 	}
 	m.MaxPartitionGapSeconds = sec(maxGap)
+	m.DuplicateRecords = roundRecords(m.DuplicateRecords)
 	m.PeakLagRecords = l.peakLag
 	m.MovedLoadRecordsPerSecond = l.movedLoad
 	a, b := sec(l.windowStart), sec(l.now())
 	st := latencyFromHist(l.pieces.chunks, a, b, l.latencyHist(a, b))
 	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
 }
+
+// recordGrain is the finest record count a result prints: the ledger's
+// counts are sums of products of rates and float seconds, exact only to
+// about 1e-12 of their size, and no measure needs a millionth of a record.
+const recordGrain = 1e-6
+
+// roundRecords rounds a record count to recordGrain, so that a count of
+// whole records prints as one (3000, not 2999.999999999999).
+func roundRecords(x float64) float64 { return math.Round(x/recordGrain) / (1 / recordGrain) }
 
 // latencyHist returns the histogram of the records leaving within [a, b].
 func (l *ledger) latencyHist(a, b float64) *latencyHist {

@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -14,56 +15,23 @@ import (
 // TestLedgerRunningCountsOracle drives a ledger through random ownership
 // and process changes and checks, at every step, that each process lists
 // exactly the partitions it is an owner of, and the running figures the
-// hot path reads against the slow walks they replace: Backlog (cached per
-// instant) against advancing every owned partition and summing what the
-// process's position is behind, ProcessingFraction against counting the
-// partitions with a lag-driving owner, and the heap of zero-lag instants
-// against sorting its entries by instant and then partition name. All
-// comparisons are exact: the figures must be the same floating-point
-// numbers, not close ones.
+// hot path reads against the slow walks they replace: Backlog (a sum of
+// lag lines per process) against advancing every owned partition and
+// summing what the process's position is behind, to rounding;
+// ProcessingFraction against counting the partitions with a lag-driving
+// owner, and the heap of zero-lag instants against sorting its entries by
+// instant and then partition name, exactly.
 func TestLedgerRunningCountsOracle(t *testing.T) {
 	for seed := range uint64(40) {
-		rng := rand.New(rand.NewPCG(seed, 7))
-		now := time.Duration(0)
-		l := newLedger(func() time.Duration { return now }, 2*time.Second, false)
-		const procs, parts = 4, 12
-		for i := range procs {
-			l.addProcess(fmt.Sprintf("m%d", i), 50+float64(rng.IntN(200)))
-			l.SetMember(i, 1)
-			l.SetProcess(i, true, false, false)
-		}
-		for p := range int32(parts) {
-			l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, float64(rng.IntN(40)), nil, true)
-		}
-		tps := func() []kafka.TopicPartition {
-			var out []kafka.TopicPartition
-			for p := range int32(parts) {
-				if rng.IntN(3) == 0 {
-					out = append(out, kafka.TopicPartition{Topic: "t", Partition: p})
-				}
-			}
-			return out
-		}
+		f := newLedgerFuzz(rand.New(rand.NewPCG(seed, 7)))
+		l, rng := f.l, f.rng
 		for step := range 300 {
 			if rng.IntN(3) > 0 {
-				now += time.Duration(rng.IntN(500)) * time.Millisecond
+				f.now += time.Duration(rng.IntN(500)) * time.Millisecond
 			}
-			proc := rng.IntN(procs)
-			switch rng.IntN(8) {
-			case 0, 1:
-				l.Assign(proc, tps())
-			case 2:
-				l.StartRevoke(proc, tps())
-			case 3:
-				l.Release(proc, tps(), rng.IntN(2) == 0, rng.IntN(2) == 0)
-			case 4:
-				l.SetProcess(proc, rng.IntN(5) > 0, rng.IntN(4) == 0, rng.IntN(4) == 0)
-			case 5:
-				l.Commit(proc)
-			case 6:
-				l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
-			}
-			for q := range procs {
+			f.change()
+			f.checkCommitted(t, seed, step)
+			for q := range fuzzProcs {
 				// A process's list of partitions is exactly those it is
 				// an owner of, ascending (Release relies on it).
 				var owns []int
@@ -79,7 +47,10 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 				if again := l.Backlog(q); again != got {
 					t.Fatalf("seed %d step %d: Backlog(%d) %v, then %v at the same instant", seed, step, q, got, again)
 				}
-				if want := oracleBacklog(l, q); got != want {
+				// Backlog adds lag lines per process, the oracle adds
+				// the lags at now: the same sum in another order, so equal
+				// to rounding (a few ulps of the lines' intercepts).
+				if want := oracleBacklog(l, q); math.Abs(got-want) > 1e-9*max(1, want) {
 					t.Fatalf("seed %d step %d: Backlog(%d) = %v, oracle %v", seed, step, q, got, want)
 				}
 			}
@@ -89,7 +60,7 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 					n++
 				}
 			}
-			if got, want := l.ProcessingFraction(), float64(n)/parts; got != want {
+			if got, want := l.ProcessingFraction(), float64(n)/fuzzParts; got != want {
 				t.Fatalf("seed %d step %d: ProcessingFraction %v, oracle %v", seed, step, got, want)
 			}
 		}
@@ -107,12 +78,21 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 }
 
 // oracleBacklog is Backlog as a plain walk: advance each partition the
-// process owns to now and add up how far behind its position is.
+// process owns to now and add up how far behind its position is; where the
+// process drives the partition's lag, that is the lag line (at the instant
+// the process takes over the lag, the line goes on from the previous
+// driver's position, which the view taken before the change still shows).
 func oracleBacklog(l *ledger, proc int) float64 {
 	total := 0.0
 	for _, idx := range l.procs[proc].owned {
 		l.advance(idx)
-		if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
+		p := l.parts[idx]
+		o := l.ownershipOf(idx, proc)
+		switch {
+		case o == nil || o.revoking:
+		case driverProc(p, l.processingOwner(p, idx)) == proc:
+			total += l.lagAt(p, l.now())
+		default:
 			total += o.behind
 		}
 	}
@@ -166,6 +146,194 @@ func TestMergeSorted(t *testing.T) {
 		want := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a), b...))))
 		if got := mergeSorted(a, b); !slices.Equal(got, want) {
 			t.Fatalf("mergeSorted(%v, %v) = %v, want %v", a, b, got, want)
+		}
+	}
+}
+
+// TestLedgerViewsChangeNothing drives two ledgers through the same random
+// ownership and process changes; the second is also viewed between them,
+// at random instants: partitions advanced, Backlog and Positions asked,
+// as a poll loop or a commit would. Everything the ledger measures must be
+// the same floating-point numbers in both, since a partition accrues from
+// its anchor in closed form and a view moves nothing: the metrics, each
+// partition's peak lag, each process's processed count, every latency
+// piece and the zombie findings.
+func TestLedgerViewsChangeNothing(t *testing.T) {
+	for seed := range uint64(40) {
+		var fp [2]string
+		for viewed := range 2 {
+			f := newLedgerFuzz(rand.New(rand.NewPCG(seed, 11)))
+			l, rng := f.l, f.rng
+			views := rand.New(rand.NewPCG(seed, 13))
+			for range 300 {
+				step := time.Duration(rng.IntN(500)) * time.Millisecond
+				if rng.IntN(3) == 0 {
+					step = 0
+				}
+				// The second ledger is viewed at a few instants on the way
+				// to the next change, in order.
+				next := f.now + step
+				for _, x := range slices.Sorted(slices.Values([]float64{views.Float64(), views.Float64()})) {
+					if viewed == 0 {
+						break
+					}
+					f.now += time.Duration(x * float64(next-f.now))
+					for range views.IntN(4) {
+						l.advance(views.IntN(fuzzParts))
+					}
+					l.Backlog(views.IntN(fuzzProcs))
+					l.Positions(views.IntN(fuzzProcs))
+				}
+				f.now = next
+				f.change()
+			}
+			l.finish()
+			var m Metrics
+			l.partitionMetrics(&m)
+			fp[viewed] = fmt.Sprintf("%+v\nzombies %v from %v\n", m, l.zombieMembers, l.firstZombie)
+			for _, p := range l.parts {
+				fp[viewed] += fmt.Sprintf("%s peak %v age %v\n", p.name, p.peakLag, p.maxAge)
+			}
+			for _, pr := range l.procs {
+				fp[viewed] += fmt.Sprintf("%s processed %v\n", pr.name, pr.processed)
+			}
+			for i := range l.pieces.n {
+				fp[viewed] += fmt.Sprintf("%+v\n", *l.pieces.at(i))
+			}
+		}
+		if fp[0] != fp[1] {
+			t.Fatalf("seed %d: viewing the ledger changed what it measured:\nunviewed %s\nviewed %s", seed, fp[0], fp[1])
+		}
+	}
+}
+
+// fuzzProcs processes and fuzzParts partitions make the random ledgers of
+// the property tests: small, so that owners overlap and change often.
+const fuzzProcs, fuzzParts = 4, 12
+
+// ledgerFuzz is a ledger of fuzzProcs running members of random capacity
+// and fuzzParts partitions of random rates, driven by random changes.
+type ledgerFuzz struct {
+	l   *ledger
+	now time.Duration
+	rng *rand.Rand
+	// inflight are commit requests sent and not answered yet, each with
+	// what the slow oracle counted of every claim when it was built;
+	// committed is what the oracle's commits accepted, by claim serial.
+	inflight  []fuzzCommit
+	committed map[int]float64
+}
+
+type fuzzCommit struct {
+	proc   int
+	pos    Positions
+	counts map[int]float64 // by claim serial
+}
+
+func newLedgerFuzz(rng *rand.Rand) *ledgerFuzz {
+	f := &ledgerFuzz{rng: rng, committed: map[int]float64{}}
+	f.l = newLedger(func() time.Duration { return f.now }, 2*time.Second, false)
+	for i := range fuzzProcs {
+		f.l.addProcess(fmt.Sprintf("m%d", i), 50+float64(rng.IntN(200)))
+		f.l.SetMember(i, 1)
+		f.l.SetProcess(i, true, false, false)
+	}
+	for p := range int32(fuzzParts) {
+		f.l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, float64(rng.IntN(40)), nil, true)
+	}
+	return f
+}
+
+// tps picks about a third of the partitions.
+func (f *ledgerFuzz) tps() []kafka.TopicPartition {
+	var out []kafka.TopicPartition
+	for p := range int32(fuzzParts) {
+		if f.rng.IntN(3) == 0 {
+			out = append(out, kafka.TopicPartition{Topic: "t", Partition: p})
+		}
+	}
+	return out
+}
+
+// change makes one random change to a random process (or none).
+func (f *ledgerFuzz) change() {
+	l, rng := f.l, f.rng
+	proc := rng.IntN(fuzzProcs)
+	switch rng.IntN(11) {
+	case 0, 1:
+		l.Assign(proc, f.tps())
+	case 2:
+		l.StartRevoke(proc, f.tps())
+	case 3:
+		l.Release(proc, f.tps(), rng.IntN(2) == 0, rng.IntN(2) == 0)
+	case 4:
+		l.SetProcess(proc, rng.IntN(5) > 0, rng.IntN(4) == 0, rng.IntN(4) == 0)
+	case 5:
+		pos := l.Positions(proc)
+		for _, idx := range l.procs[proc].owned {
+			p := l.parts[idx]
+			i := ownerIndex(p, proc)
+			if l.procs[proc].member != 0 {
+				v, _ := l.claimAt(p, i, f.now)
+				f.committed[p.owners[i].serial] = max(f.committed[p.owners[i].serial], v)
+			}
+		}
+		l.CommitPositions(proc, pos, nil)
+	case 6:
+		l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
+	case 7:
+		l.HeldBatch(proc, f.tps(), time.Duration(rng.IntN(300))*time.Millisecond)
+	case 8:
+		// A commit request: the oracle counts each claim now, by
+		// walking the partitions.
+		c := fuzzCommit{proc: proc, pos: l.Positions(proc), counts: map[int]float64{}}
+		for _, idx := range l.procs[proc].owned {
+			p := l.parts[idx]
+			i := ownerIndex(p, proc)
+			c.counts[p.owners[i].serial], _ = l.claimAt(p, i, f.now)
+		}
+		f.inflight = append(f.inflight, c)
+	case 9:
+		// The answer to a request in flight: accepted whole or in part.
+		if len(f.inflight) == 0 {
+			return
+		}
+		k := rng.IntN(len(f.inflight))
+		c := f.inflight[k]
+		f.inflight = slices.Delete(f.inflight, k, k+1)
+		var accept func(kafka.TopicPartition) bool
+		if rng.IntN(2) == 0 {
+			accept = func(tp kafka.TopicPartition) bool { return tp.Partition%2 == 0 }
+		}
+		if l.procs[c.proc].member != 0 { // as CommitPositions: only a fenced member (no ids) fails
+			for j, idx := range c.pos.idxs {
+				if accept != nil && !accept(c.pos.tps[j]) {
+					continue
+				}
+				if i := ownerIndex(l.parts[idx], c.proc); i >= 0 {
+					if v, ok := c.counts[l.parts[idx].owners[i].serial]; ok {
+						s := l.parts[idx].owners[i].serial
+						f.committed[s] = max(f.committed[s], v)
+					}
+				}
+			}
+		}
+		l.CommitPositions(c.proc, c.pos, accept)
+	}
+}
+
+// checkCommitted compares every claim's committed count with the
+// oracle's, exactly. The ledger works a request's counts out only when
+// needed, from the partition's anchor; the oracle counted them when the
+// request was built. An immediate Commit the oracle sees as a request
+// answered at once.
+func (f *ledgerFuzz) checkCommitted(t *testing.T, seed uint64, step int) {
+	for idx, p := range f.l.parts {
+		for i := range p.owners {
+			o := &p.owners[i]
+			if got, want := f.l.committedOf(p, o), f.committed[o.serial]; got != want {
+				t.Fatalf("seed %d step %d: partition %d claim %d committed %v, oracle %v", seed, step, idx, o.serial, got, want)
+			}
 		}
 	}
 }

@@ -27,7 +27,6 @@ func (l *ledger) allocate(proc int) { l.allocateAt(proc, l.now()) }
 // allocateAt shares proc's capacity as the partitions' lags are at t.
 func (l *ledger) allocateAt(proc int, t time.Duration) {
 	pr := l.procs[proc]
-	l.changes++
 	type demand struct {
 		o    *ownership
 		need float64 // +Inf while the partition has lag
@@ -35,24 +34,28 @@ func (l *ledger) allocateAt(proc int, t time.Duration) {
 	}
 	ds := make([]demand, 0, pr.processingCount)
 	for _, idx := range pr.owned {
-		o := l.ownershipOf(idx, proc)
-		if o == nil {
-			continue
-		}
-		o.alloc = 0
-		if !pr.running() || o.revoking {
-			continue
-		}
 		p := l.parts[idx]
+		i := ownerIndex(p, proc)
+		if i < 0 {
+			continue
+		}
+		o := &p.owners[i]
+		if !pr.running() || o.revoking {
+			o.alloc = 0
+			continue
+		}
 		need := p.rate
 		// A partition with lag takes any amount; so does one this
 		// process holds as a zombie beside the owner that drives the
 		// lag, while its own position is behind the end (ownership.behind).
 		if l.lagAt(p, t) > 0 {
 			need = math.Inf(1)
-		} else if d := l.processingOwner(p, idx); o.behind > 0 && (d < 0 || p.owners[d].proc != proc) {
-			need = math.Inf(1)
+		} else if d := l.processingOwner(p, idx); d < 0 || p.owners[d].proc != proc {
+			if _, behind := l.claimAt(p, i, t); behind > 0 {
+				need = math.Inf(1)
+			}
 		}
+		o.alloc = 0
 		ds = append(ds, demand{o, need, idx})
 	}
 	slices.SortFunc(ds, func(a, b demand) int { return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx)) })
@@ -88,12 +91,24 @@ func (l *ledger) catchUp(t time.Duration) {
 			if z.ver != p.zeroVer || !p.active {
 				continue
 			}
+			// The line reaches zero at an instant rounded down to the
+			// nanosecond: what lag is left then is rounding, which the
+			// driver processes by then, so that its stretch ends at zero
+			// lag and the next one leaves at zero latency.
 			l.advanceTo(p.idx, at)
+			if i := ownerIndex(p, p.viewDriver); i >= 0 {
+				p.owners[i].processed += p.viewLag
+				p.owners[i].behind = 0
+			}
+			p.viewLag = 0
+			l.settle(p.idx, at)
+			l.lineOut(p)
 			l.sumA -= p.lag - p.slope*sec(p.lagT)
 			l.sumS -= p.slope
 			p.active = false
 			p.lag, p.lagT, p.slope = 0, at, 0
 			p.zeroVer++
+			l.mark(p, l.processingOwner(p, p.idx))
 			for _, o := range p.owners {
 				procs = append(procs, o.proc)
 			}
@@ -123,9 +138,8 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	if !lagging {
 		return
 	}
-	// Only partitions whose share changes need bringing up to t: the
-	// accounting up to t does not depend on the shares, only on the lag
-	// lines, which change below.
+	// Only partitions whose share changes end their stretch at t, each
+	// booked under the share it had until then.
 	before := make([]float64, len(pr.owned))
 	for i, idx := range pr.owned {
 		if o := l.ownershipOf(idx, proc); o != nil {
@@ -136,8 +150,13 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	for i, idx := range pr.owned {
 		if o := l.ownershipOf(idx, proc); o != nil && o.alloc != before[i] {
 			p := l.parts[idx]
-			l.advanceTo(idx, t)
-			l.refreshSlope(p, l.processingOwner(p, idx), t)
+			now := o.alloc
+			o.alloc = before[i]
+			l.settle(idx, t)
+			o.alloc = now
+			owner := l.processingOwner(p, idx)
+			l.refreshSlope(p, owner, t)
+			l.mark(p, owner)
 		}
 	}
 }
