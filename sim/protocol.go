@@ -304,6 +304,10 @@ type CoordinatorEnv struct {
 	// Release is the Kafka release the broker runs ("4.0" … "4.3"; ""
 	// is DefaultKafkaVersion), for the behaviours that differ.
 	Release string
+	// MemberIDs mints member ids. A coordinator driven by hand (a
+	// transcript test) may leave it nil, and then numbers its ids in
+	// minting order so that a transcript reads "c1-1"; a run always sets it.
+	MemberIDs *MemberIDs
 }
 
 // GroupCoordinator is the broker-side model of one group.
