@@ -202,7 +202,8 @@ type Effects struct {
 	// OffsetCommit of everything the application has consumed, when
 	// enable.auto.commit is on: the classic client's auto-commit in
 	// onJoinPrepare when no revocation follows (a revocation with Commit
-	// makes that commit). Its latency does not delay the JoinGroup.
+	// makes that commit). A CommitAwaiter client is told when it is
+	// answered.
 	CommitOffsets bool
 }
 

@@ -312,9 +312,9 @@ func (w *world) applyClient(p *process, out *Effects) {
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
 	if out.CommitOffsets && p.cfg.EnableAutoCommit {
 		// Sent before the effects' own requests: the connection is FIFO,
-		// so onJoinPrepare's commit reaches the coordinator before the
-		// JoinGroup that follows it.
-		w.sendOffsetCommit(p, AppThread)
+		// so onJoinPrepare's commit reaches the coordinator before
+		// anything that follows it.
+		w.awaitCommit(p, w.sendOffsetCommit(p, AppThread))
 	}
 	// The effects are read in place: a note is large, and most steps
 	// set a timer or two.
