@@ -113,9 +113,10 @@ func StartBroker(ctx context.Context, sup *Supervisor, j *Java, dir string, grou
 	if err != nil {
 		return nil, err
 	}
-	// The start-up line is INFO; everything else of the broker stays at WARN.
+	// The start-up line and the group coordinator's steps are INFO;
+	// everything else of the broker stays at WARN.
 	cmd := j.command("512m", "kafka.Kafka", path)
-	cmd.Args = slices.Insert(cmd.Args, 1, "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info")
+	cmd.Args = slices.Insert(cmd.Args, 1, rebalanceLogging("kafka.server.KafkaRaftServer", "org.apache.kafka.coordinator.group")...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	proc, err := sup.start(cmd)
 	if err != nil {

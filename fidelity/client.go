@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rebalsim/rebalsim/sim"
@@ -113,7 +114,9 @@ func (c JavaClient) Command(m Member) (*exec.Cmd, error) {
 		}
 		args[i] = "partition.assignment.strategy=" + strings.Join(classes, ",")
 	}
-	return c.Java.command("96m", "rebalsim.fidelity.Member", args...), nil
+	cmd := c.Java.command("96m", "rebalsim.fidelity.Member", args...)
+	cmd.Args = slices.Insert(cmd.Args, 1, rebalanceLogging("org.apache.kafka.clients.consumer.internals")...)
+	return cmd, nil
 }
 
 // GoClient is a consumer implementation run by one of this module's Go

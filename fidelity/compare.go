@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -141,7 +142,7 @@ type Row struct {
 func SimulateLike(sc *sim.Scenario, protocol string, recs []*Recording, of int) ([]*sim.Result, error) {
 	var out []*sim.Result
 	for _, rec := range recs {
-		opts := sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(rec.Rep), StartDelays: Delays(sc, rec)}
+		opts := sim.RunOptions{Protocol: protocol, Seed: sc.Seed + uint64(rec.Rep), StartDelays: Delays(sc, rec), MemberIDs: MemberIDs(rec)}
 		r, err := sim.Run(Phased(sc, Phase(sc, protocol, rec.Rep, of)), protocols.Default(), opts)
 		if err != nil {
 			return nil, fmt.Errorf("simulating %s under %s like repetition %d: %w", sc.Name, protocol, rec.Rep, err)
@@ -149,6 +150,32 @@ func SimulateLike(sc *sim.Scenario, protocol string, recs []*Recording, of int) 
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// MemberIDs lists, per member and process (incarnation), the member ids
+// the real process reported, in the order it first reported them
+// (sim.RunOptions.MemberIDs): the classic broker's clientId-UUID, or the
+// consumer-protocol client's Uuid string, and a new one after a classic
+// member was fenced and rejoined. The simulated coordinator hands the same
+// ids out, so its member maps, and the assignors, order the members as the
+// real ones did. A recording without ids (the Go clients log none) gives
+// none, and the simulator draws its own.
+func MemberIDs(rec *Recording) map[string][][]string {
+	out := map[string][][]string{}
+	for _, l := range rec.Lines {
+		if l.Member == "" || l.MemberID == "" || l.Incarnation < 1 {
+			continue
+		}
+		byInc := out[l.Member]
+		for len(byInc) < l.Incarnation {
+			byInc = append(byInc, nil)
+		}
+		if ids := byInc[l.Incarnation-1]; !slices.Contains(ids, l.MemberID) {
+			byInc[l.Incarnation-1] = append(ids, l.MemberID)
+		}
+		out[l.Member] = byInc
+	}
+	return out
 }
 
 // Delays is, per member and process (incarnation), how much later than
@@ -174,6 +201,20 @@ func SimulateLike(sc *sim.Scenario, protocol string, recs []*Recording, of int) 
 //     none;
 //   - a later classic process starts when the real one subscribed; the
 //     rebalance it triggers realigns everyone's heartbeats anyway.
+//
+// Under the consumer protocol the order in which the first processes
+// joined matters too: the first to join is given every partition and
+// keeps the first of them when the others come (the uniform assignor
+// keeps a member's partitions up to its quota), so it decides who holds
+// what from then on. Where the broker's log gave the recording the
+// coordinator's joins ("joined" lines, JoinLines), the first process to
+// join for real starts first in the simulation too: a process whose phase
+// would start it earlier starts after it instead, as far after it as it
+// joined after it for real. That keeps the joins that came within the
+// coordinator's assignment interval of each other in one target
+// computation, as they were, at the cost of the moved process's phase
+// (shifting it by whole heartbeat intervals would keep the phase and split
+// the computation).
 func Delays(sc *sim.Scenario, rec *Recording) map[string][]time.Duration {
 	cut := sc.Duration
 	for _, m := range sc.Members {
@@ -219,7 +260,39 @@ func Delays(sc *sim.Scenario, rec *Recording) map[string][]time.Duration {
 			out[m.ID] = append(out[m.ID], d)
 		}
 	}
+	if rec.Protocol == sim.ProtocolNextgen {
+		keepJoinOrder(sc, rec, out)
+	}
 	return out
+}
+
+// keepJoinOrder delays the first processes that would start before the
+// one the coordinator saw join first, if it saw every member that starts
+// at zero join.
+func keepJoinOrder(sc *sim.Scenario, rec *Recording, delays map[string][]time.Duration) {
+	joined := map[string]int64{}
+	for _, l := range rec.Lines {
+		if _, seen := joined[l.Member]; l.Ev == "joined" && l.Incarnation == 1 && !seen {
+			joined[l.Member] = l.T
+		}
+	}
+	var first []string
+	for _, m := range sc.Members {
+		if m.Start != 0 || len(delays[m.ID]) == 0 {
+			continue
+		}
+		if _, ok := joined[m.ID]; !ok {
+			return
+		}
+		first = append(first, m.ID)
+	}
+	slices.SortStableFunc(first, func(a, b string) int { return cmp.Compare(joined[a], joined[b]) })
+	lead := first[0]
+	for _, m := range first[1:] {
+		if delays[m][0] <= delays[lead][0] {
+			delays[m][0] = delays[lead][0] + max(time.Microsecond, time.Duration(joined[m]-joined[lead])*time.Microsecond)
+		}
+	}
 }
 
 // Compare lays real results beside simulated ones, metric by metric.

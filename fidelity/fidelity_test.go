@@ -316,3 +316,89 @@ func TestObservationsKeepACooperativeRejoinRebalancing(t *testing.T) {
 		t.Errorf("rebalancing observations %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestMemberIDsPerIncarnation reads the ids a classic recording reports:
+// each process's in the order first seen, an empty id (before the first
+// JoinGroup) skipped, a fenced member's new id after its first.
+func TestMemberIDsPerIncarnation(t *testing.T) {
+	rec := &Recording{Protocol: sim.ProtocolCooperative, Lines: []Line{
+		{Ev: "gen", Gen: -1, Member: "c1", Incarnation: 1},
+		{Ev: "gen", Gen: 1, MemberID: "c1-aaa", Member: "c1", Incarnation: 1},
+		{Ev: "assigned", Gen: 1, MemberID: "c1-aaa", Member: "c1", Incarnation: 1},
+		{Ev: "gen", Gen: 1, MemberID: "c2-bbb", Member: "c2", Incarnation: 1},
+		{Ev: "gen", Gen: 3, MemberID: "c1-ccc", Member: "c1", Incarnation: 1}, // fenced, rejoined
+		{Ev: "gen", Gen: 4, MemberID: "c2-ddd", Member: "c2", Incarnation: 2}, // restarted
+		{Ev: "group", State: "Stable", Members: []string{"c1", "c2"}},
+	}}
+	got := fmt.Sprint(MemberIDs(rec))
+	if want := "map[c1:[[c1-aaa c1-ccc]] c2:[[c2-bbb] [c2-ddd]]]"; got != want {
+		t.Errorf("MemberIDs = %s, want %s", got, want)
+	}
+}
+
+// TestDelaysKeepTheFirstJoiner: under the consumer protocol the member the
+// broker saw join first starts first; a member whose phase would start it
+// before that one starts as far after it as it joined after it.
+func TestDelaysKeepTheFirstJoiner(t *testing.T) {
+	sc := &sim.Scenario{
+		Duration: 60 * time.Second,
+		Members:  []sim.MemberSpec{{ID: "c1"}, {ID: "c2"}, {ID: "c3"}},
+		Events:   []sim.Event{{Kind: sim.EventRestart, At: 20 * time.Second, For: 3 * time.Second, Members: []string{"c1"}}},
+	}
+	us := func(sec float64) int64 { return 1_000_000 + int64(sec*1e6) }
+	var lines []Line
+	for _, m := range []string{"c1", "c2", "c3"} {
+		lines = append(lines, Line{T: us(0), Ev: "go", Member: m, Incarnation: 1})
+	}
+	lines = append(lines,
+		Line{T: us(0.6), Ev: "joined", Member: "c2", Incarnation: 1},
+		Line{T: us(0.7), Ev: "joined", Member: "c1", Incarnation: 1},
+		Line{T: us(0.9), Ev: "joined", Member: "c3", Incarnation: 1},
+		// The acknowledgements that set the phases: c1 1.0 s, c2 2.0 s,
+		// c3 3.0 s into a 5 s interval.
+		Line{T: us(6.0), Ev: "assigned", Phase: "return", Member: "c1", Incarnation: 1},
+		Line{T: us(7.0), Ev: "assigned", Phase: "return", Member: "c2", Incarnation: 1},
+		Line{T: us(8.0), Ev: "assigned", Phase: "return", Member: "c3", Incarnation: 1},
+	)
+	got := Delays(sc, &Recording{Protocol: sim.ProtocolNextgen, T0: us(0), Lines: lines})
+	// c2 joined first and starts at its phase, 2.0 s; c1, whose phase
+	// (1.0 s) is earlier, starts 0.1 s after c2, as it joined; c3's phase
+	// (3.0 s) is after c2's already.
+	want := map[string]time.Duration{"c1": 2100 * time.Millisecond, "c2": 2 * time.Second, "c3": 3 * time.Second}
+	for m, d := range want {
+		if len(got[m]) != 1 || got[m][0] != d {
+			t.Errorf("Delays[%s] = %v, want [%v]", m, got[m], d)
+		}
+	}
+}
+
+// TestJoinLinesReadTheCoordinator reads the coordinator's joins of one
+// group from broker log lines, attributing each to the process that
+// reported its id; other groups and unknown ids are skipped.
+func TestJoinLinesReadTheCoordinator(t *testing.T) {
+	log := strings.Join([]string{
+		"2026-12-01T13:22:46.199Z [group-coordinator-event-processor-0] INFO org.apache.kafka.coordinator.group.GroupMetadataManager - [GroupCoordinator id=1 topic=__consumer_offsets partition=0] [GroupId g1] Member AAA joins the consumer group using the consumer protocol.",
+		"2026-12-01T13:22:46.300Z [x] INFO org.apache.kafka.coordinator.group.GroupMetadataManager - [GroupId g2] Member BBB joins the consumer group using the consumer protocol.",
+		"2026-12-01T13:22:47.039Z [x] INFO org.apache.kafka.coordinator.group.GroupMetadataManager - [GroupId g1] Member CCC joins the consumer group using the consumer protocol.",
+		"2026-12-01T13:22:47.500Z [x] INFO org.apache.kafka.coordinator.group.GroupMetadataManager - [GroupCoordinator id=1] Pending dynamic member with id c1-uuid joins group g1 in Empty state. Adding to the group now.",
+		"2026-12-01T13:22:48.000Z [x] INFO org.apache.kafka.coordinator.group.GroupMetadataManager - [GroupId g1] Member ZZZ joins the consumer group using the consumer protocol.",
+	}, "\n")
+	rec := &Recording{Lines: []Line{
+		{Ev: "gen", MemberID: "AAA", Member: "c1", Incarnation: 1},
+		{Ev: "gen", MemberID: "CCC", Member: "c2", Incarnation: 2},
+		{Ev: "gen", MemberID: "c1-uuid", Member: "c3", Incarnation: 1},
+	}}
+	got, err := JoinLines(strings.NewReader(log), "g1", rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, l := range got {
+		s = append(s, fmt.Sprintf("%s.%d %s @%d", l.Member, l.Incarnation, l.MemberID, l.T))
+	}
+	// 13:22:46.199 UTC on 2026-12-01 is 1796131366.199 s after the epoch.
+	want := "c1.1 AAA @1796131366199000 c2.2 CCC @1796131367039000 c3.1 c1-uuid @1796131367500000"
+	if strings.Join(s, " ") != want {
+		t.Errorf("JoinLines = %q, want %q", strings.Join(s, " "), want)
+	}
+}

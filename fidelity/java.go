@@ -62,6 +62,22 @@ func BuildJava(dir, release string) (*Java, error) {
 	return &Java{Classpath: jar + string(os.PathListSeparator) + strings.TrimSpace(string(cp)), Release: release}, nil
 }
 
+// rebalanceLogging makes a JVM log, with the wall-clock instant to the
+// millisecond, what the Kafka classes of the given packages say at INFO:
+// for the members the client's JoinGroup, SyncGroup and reconciliation
+// steps (AbstractCoordinator, ConsumerCoordinator,
+// ConsumerMembershipManager), for the broker the group coordinator's
+// (GroupMetadataManager). Each process's standard error is kept beside
+// its recording, so two rebalance sequences can be compared step by step.
+func rebalanceLogging(packages ...string) []string {
+	flags := []string{"-Dorg.slf4j.simpleLogger.showDateTime=true",
+		"-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX"}
+	for _, p := range packages {
+		flags = append(flags, "-Dorg.slf4j.simpleLogger.log."+p+"=info")
+	}
+	return flags
+}
+
 // command returns `java` running class main with modest memory: the
 // machine runs a broker and a JVM per member side by side.
 func (j *Java) command(heap, main string, args ...string) *exec.Cmd {

@@ -26,6 +26,10 @@ type Line struct {
 	Ev    string `json:"ev"`
 	Phase string `json:"phase,omitempty"`
 	Gen   int    `json:"gen,omitempty"`
+	// MemberID is the member's id in the group, as the client reports it
+	// (groupMetadata().memberId()): the broker's under the classic
+	// protocol, the client's own under the consumer protocol.
+	MemberID string `json:"member_id,omitempty"`
 	// Parts are partitions as topic-partition, in the scenario's names.
 	Parts []string `json:"parts,omitempty"`
 	Part  string   `json:"part,omitempty"`
@@ -237,6 +241,9 @@ func RunReal(ctx context.Context, sup *Supervisor, sc *sim.Scenario, opts RunOpt
 	defer mu.Unlock()
 	out := *rec
 	out.Lines = slices.Clone(rec.Lines)
+	if err := AddJoins(&out, filepath.Join(opts.Broker.dir, "broker.log"), opts.Name); err != nil {
+		return nil, err
+	}
 	return &out, nil
 }
 

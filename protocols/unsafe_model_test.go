@@ -58,7 +58,12 @@ func TestUnsafeClassicModelIsReportedAsDoubleOwnership(t *testing.T) {
 		t.Fatalf("the real eager model: double_ownership_seconds=%v findings=%v; want 0 and none", safe.Metrics.DoubleOwnershipSeconds, safe.Findings)
 	}
 
-	r, err := sim.Run(sc, unsafeModels{}, sim.RunOptions{Protocol: sim.ProtocolEager, Timeline: true})
+	// The members' ids sort in the order c1..c4 (range's order) and fall
+	// in buckets 1, 2, 3 and 4 of the coordinator's 16-bucket member map
+	// (Java hash codes of "c1-k", "c2-m", "c3-k", "c4-e"), so that the
+	// coordinator answers them in that order too.
+	ids := map[string][][]string{"c1": {{"c1-k"}}, "c2": {{"c2-m"}}, "c3": {{"c3-k"}}, "c4": {{"c4-e"}}}
+	r, err := sim.Run(sc, unsafeModels{}, sim.RunOptions{Protocol: sim.ProtocolEager, Timeline: true, MemberIDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,11 @@ func (d *delivery) fire() {
 	if r, ok := msg.(OffsetCommitResponse); ok {
 		// The simulator reads commit responses itself (offsetcommit.go),
 		// and hands a rejection to a client that reacts to one.
-		w.commitAnswered(p)
+		if p.commitWait != nil && p.commitWait.waiting {
+			w.commitAnswered(p)
+		} else if p.awaitingCommit {
+			w.commitAwaited(p, incarnation)
+		}
 		if _, reacts := p.client.(CommitResponder); reacts && len(r.Rejected) > 0 && r.sent != nil && p.alive && p.incarnation == incarnation {
 			w.stepClient(p, thread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) {
 				if h, ok := c.(CommitResponder); ok {

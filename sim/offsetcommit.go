@@ -95,6 +95,53 @@ type CommitResponder interface {
 	OffsetCommitRejected(env ClientEnv, sent OffsetCommit, r OffsetCommitResponse, out *Effects)
 }
 
+// CommitAwaiter is a client that waits for the answer to the commit its
+// Effects.CommitOffsets sent before it goes on: the classic client's
+// onJoinPrepare sends its auto-commit asynchronously and, polled with a
+// zero join timer (ClassicKafkaConsumer.poll), joins only in the first
+// poll() after the commit is answered (ConsumerCoordinator.onJoinPrepare
+// returns false while autoCommitOffsetRequestFuture is not done). The
+// world calls CommitAnswered on the background thread when the answer is
+// in, when the request timed out, or at once if there was nothing to
+// commit.
+type CommitAwaiter interface {
+	CommitAnswered(env ClientEnv, out *Effects)
+}
+
+// awaitCommit tells a CommitAwaiter client when the commit of
+// Effects.CommitOffsets is answered; sent says whether one went out.
+func (w *world) awaitCommit(p *process, sent bool) {
+	if _, ok := p.client.(CommitAwaiter); !ok {
+		return
+	}
+	if !sent {
+		w.commitAwaited(p, p.incarnation)
+		return
+	}
+	inc := p.incarnation
+	p.awaitingCommit = true
+	w.k.At(w.k.Now()+p.cfg.RequestTimeout, func() {
+		if p.incarnation == inc && p.awaitingCommit {
+			w.commitAwaited(p, inc)
+		}
+	})
+}
+
+// commitAwaited hands the awaited commit's answer to the client.
+func (w *world) commitAwaited(p *process, inc int) {
+	p.awaitingCommit = false
+	w.k.At(w.k.Now(), func() {
+		if p.incarnation != inc {
+			return
+		}
+		w.stepClient(p, BackgroundThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) {
+			if a, ok := c.(CommitAwaiter); ok {
+				a.CommitAnswered(env, out)
+			}
+		}})
+	})
+}
+
 // commitWait is a revocation's synchronous commit in flight: commitSync
 // blocks the revocation until the response arrives (or the request times
 // out), and the callback then completes.

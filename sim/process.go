@@ -74,6 +74,9 @@ type process struct {
 	appBlocked       time.Duration // when the application thread last stopped polling
 	// commitWait is the synchronous commit of the revocation in progress.
 	commitWait *commitWait
+	// awaitingCommit is set while the client waits for the answer to its
+	// onJoinPrepare commit (CommitAwaiter).
+	awaitingCommit bool
 
 	// The poll loop (see pollLoop): the application thread processes the
 	// batch its last poll() returned until batchEnd, and handles nothing
@@ -155,6 +158,7 @@ func (w *world) startProcess(p *process) {
 		if err == nil {
 			p.incarnation++
 			p.lives++
+			w.memberIDs.started(Endpoint{Process: p.name, Incarnation: p.incarnation}, p.lives)
 			p.cfg, p.client = cfg, c
 		}
 	}
@@ -164,7 +168,7 @@ func (w *world) startProcess(p *process) {
 	}
 	p.alive, p.paused, p.stalled, p.appBusy, p.closing, p.catchingUp = true, false, false, false, false, false
 	p.startedAt, p.autoCommitIdle, p.autoCommitQueued, p.autoCommitted = w.k.Now(), false, false, 0
-	p.callbacks, p.appInbox, p.bgInbox, p.pollPending, p.commitWait = nil, nil, nil, false, nil
+	p.callbacks, p.appInbox, p.bgInbox, p.pollPending, p.commitWait, p.awaitingCommit = nil, nil, nil, false, nil, false
 	p.batchEnd, p.hasAnchor, p.freeAt, p.batchDueAt, p.bgCallback = 0, false, -1, -1, false
 	w.ledger.procs[p.idx].rate = cfg.Rate()
 	p.records = nil
@@ -258,7 +262,7 @@ func (w *world) stopProcess(p *process, clean bool) {
 	p.alive, p.client, p.closing, p.catchingUp = false, nil, false, false
 	p.paused, p.stalled, p.appBusy, p.finishAfterPause = false, false, false, nil
 	p.batchEnd, p.hasAnchor, p.bgCallback = 0, false, false
-	p.callbacks, p.appInbox, p.bgInbox, p.commitWait = nil, nil, nil, nil
+	p.callbacks, p.appInbox, p.bgInbox, p.commitWait, p.awaitingCommit = nil, nil, nil, nil, false
 	p.incarnation++ // nothing addressed to the old life is delivered
 	w.replicasChanged(-1)
 	w.syncProcess(p)

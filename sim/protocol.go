@@ -202,7 +202,8 @@ type Effects struct {
 	// OffsetCommit of everything the application has consumed, when
 	// enable.auto.commit is on: the classic client's auto-commit in
 	// onJoinPrepare when no revocation follows (a revocation with Commit
-	// makes that commit). Its latency does not delay the JoinGroup.
+	// makes that commit). A CommitAwaiter client is told when it is
+	// answered.
 	CommitOffsets bool
 }
 
@@ -304,6 +305,10 @@ type CoordinatorEnv struct {
 	// Release is the Kafka release the broker runs ("4.0" … "4.3"; ""
 	// is DefaultKafkaVersion), for the behaviours that differ.
 	Release string
+	// MemberIDs mints member ids. A coordinator driven by hand (a
+	// transcript test) may leave it nil, and then numbers its ids in
+	// minting order so that a transcript reads "c1-1"; a run always sets it.
+	MemberIDs *MemberIDs
 }
 
 // GroupCoordinator is the broker-side model of one group.

@@ -74,6 +74,8 @@ type world struct {
 	podRng    *rand.Rand
 	replicas  replicaCount
 	scaler    *autoscaler
+	// memberIDs mints the coordinator's member ids.
+	memberIDs *MemberIDs
 }
 
 func (w *world) effects() *Effects {
@@ -118,6 +120,12 @@ type RunOptions struct {
 	// real run, this gives each simulated process its real counterpart's
 	// start and so its heartbeat phase.
 	StartDelays map[string][]time.Duration
+	// MemberIDs[m][n-1] are the member ids member m's n-th process is
+	// given, in the order the coordinator hands them out; past them, ids
+	// are drawn from the seed (see MemberIDs). Comparing with a real run,
+	// this gives each simulated member its real counterpart's id, and so
+	// the real order of the coordinator's maps and the assignors.
+	MemberIDs map[string][][]string
 }
 
 // Run simulates sc under one protocol and returns its result.
@@ -136,6 +144,7 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		podSeq: map[string]int{}, podStarts: map[*PodTemplate]*sampler{},
 	}
 	w.podRng = w.streams.Stream("pod/jitter")
+	w.memberIDs = newMemberIDs(w.streams, opts.MemberIDs)
 	if opts.ShuffleTies {
 		r := w.streams.Stream("kernel/ties")
 		w.k.ShuffleTies(r.Uint64)
@@ -295,7 +304,7 @@ func (w *world) clientEnv(p *process) ClientEnv {
 }
 
 func (w *world) coordEnv() CoordinatorEnv {
-	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata, Release: w.sc.KafkaVersion}
+	return CoordinatorEnv{Now: w.k.Now(), Metadata: w.metadata, Release: w.sc.KafkaVersion, MemberIDs: w.memberIDs}
 }
 
 func (w *world) applyClient(p *process, out *Effects) {
@@ -303,9 +312,9 @@ func (w *world) applyClient(p *process, out *Effects) {
 	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
 	if out.CommitOffsets && p.cfg.EnableAutoCommit {
 		// Sent before the effects' own requests: the connection is FIFO,
-		// so onJoinPrepare's commit reaches the coordinator before the
-		// JoinGroup that follows it.
-		w.sendOffsetCommit(p, AppThread)
+		// so onJoinPrepare's commit reaches the coordinator before
+		// anything that follows it.
+		w.awaitCommit(p, w.sendOffsetCommit(p, AppThread))
 	}
 	// The effects are read in place: a note is large, and most steps
 	// set a timer or two.

@@ -76,6 +76,15 @@ func (a afterCallbacks) String() string {
 	return [...]string{"nothing", "join", "rejoin-if-needed", "leave"}[a]
 }
 
+// prepareCommitState is where onJoinPrepare's auto-commit stands.
+type prepareCommitState int
+
+const (
+	prepareCommitNone prepareCommitState = iota
+	prepareCommitWaiting
+	prepareCommitAnswered
+)
+
 // Client is a classic-protocol consumer: the application thread's poll()
 // that prepares, joins and completes rebalances, and the background
 // heartbeat thread (AbstractCoordinator, ConsumerCoordinator).
@@ -111,6 +120,9 @@ type Client struct {
 	// most frequent message, and a message boxed once is not boxed again.
 	heartbeat    sim.Message
 	heartbeatFor HeartbeatRequest
+	// prepareCommit follows onJoinPrepare's auto-commit: the JoinGroup
+	// waits until it is answered (see onJoinPrepare).
+	prepareCommit prepareCommitState
 
 	self      sim.Endpoint
 	cfg       sim.ConsumerConfig
@@ -198,14 +210,32 @@ func (c *Client) Poll(env sim.ClientEnv, out *sim.Effects) {
 		out.SetClientTimer(sim.TimerID{Kind: timerRetry}, c.backoffUntil, sim.AppThread)
 		return
 	}
-	out.Note(sim.Note{Kind: sim.NoteRebalanceStart, Process: c.self.Process, MemberID: c.memberID})
-	if !c.joinPrepared {
-		c.joinPrepared = true
-		if c.onJoinPrepare(env, out) {
-			return // JoinGroup goes out when the callbacks are done
+	switch c.prepareCommit {
+	case prepareCommitWaiting:
+		return // the JoinGroup waits for onJoinPrepare's commit
+	case prepareCommitAnswered:
+		// The first poll() after the commit was answered: onJoinPrepare
+		// finds it done and the JoinGroup goes out.
+		c.prepareCommit = prepareCommitNone
+	default:
+		out.Note(sim.Note{Kind: sim.NoteRebalanceStart, Process: c.self.Process, MemberID: c.memberID})
+		if !c.joinPrepared {
+			c.joinPrepared = true
+			if c.onJoinPrepare(env, out) || c.prepareCommit == prepareCommitWaiting {
+				return // JoinGroup goes out when the callbacks are done, or the commit answered
+			}
 		}
 	}
 	c.sendJoinGroup(env, out)
+}
+
+// CommitAnswered is onJoinPrepare's auto-commit answered (or timed out):
+// the next poll() joins.
+func (c *Client) CommitAnswered(env sim.ClientEnv, out *sim.Effects) {
+	if c.prepareCommit == prepareCommitWaiting {
+		c.prepareCommit = prepareCommitAnswered
+		out.WantPoll = true
+	}
 }
 
 // onJoinPrepare revokes (or, after a fenced generation, loses) partitions
@@ -220,14 +250,23 @@ func (c *Client) onJoinPrepare(env sim.ClientEnv, out *sim.Effects) bool {
 		return false
 	}
 	// ConsumerCoordinator.onJoinPrepare auto-commits everything consumed
-	// (maybeAutoCommitOffsetsSync) before it revokes anything: under
-	// cooperative, what the member goes on processing during the
-	// rebalance is not committed by the revocation after SyncGroup.
-	// That commit is one OffsetCommit: made by the simulator before
-	// the revocation when there is one (Callback.Commit), else at once.
+	// before it revokes anything: under cooperative, what the member goes
+	// on processing during the rebalance is not committed by the
+	// revocation after SyncGroup. That commit is one OffsetCommit: made
+	// by the simulator before the revocation when there is one
+	// (Callback.Commit), else at once. With nothing to revoke the commit
+	// is asynchronous (maybeAutoCommitOffsetsAsync), and poll()'s zero
+	// join timer leaves onJoinPrepare waiting for its answer: the
+	// JoinGroup goes out in the first poll() after it (CommitAnswered).
+	// A revocation here (eager) waits for its commit in the callback and
+	// joins when the callback is done, in the same poll(); Kafka revokes
+	// in the poll() after the answer too, which is not modelled.
 	revoke := c.strategy.OnJoinPrepare(c.owned, c.subscription)
 	if revoke.Size() == 0 {
 		out.CommitOffsets = true
+		if c.cfg.EnableAutoCommit {
+			c.prepareCommit = prepareCommitWaiting
+		}
 		return false
 	}
 	c.owned = c.owned.Minus(revoke)
@@ -479,6 +518,7 @@ func (c *Client) resetGeneration(clearMemberID bool) {
 		c.memberID = ""
 	}
 	c.rejoinNeeded, c.joinPrepared, c.heartbeatOn = true, false, false
+	c.prepareCommit = prepareCommitNone
 }
 
 // retry schedules another JoinGroup attempt after an exponential backoff

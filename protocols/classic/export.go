@@ -44,8 +44,8 @@ func FromConsumerGroup(env sim.CoordinatorEnv, cfg sim.GroupConfig, generation i
 		ps := m.Protocols
 		m.Protocols = nil
 		g.setProtocols(m, ps)
-		g.members = append(g.members, m)
-		g.byID[m.ID] = m
+		m.setID(m.ID)
+		g.putMember(m)
 		if m.InstanceID != "" {
 			g.static[m.InstanceID] = m.ID
 		}

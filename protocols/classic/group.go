@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rebalsim/rebalsim/internal/javaorder"
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -62,6 +63,14 @@ type Member struct {
 	AwaitingSync bool
 	// IsNew is set until the member's first join phase completes.
 	IsNew bool
+	// hash is ID's Java hash code, which places the member in the group's
+	// member map (see Group.kafkaOrder).
+	hash uint32
+}
+
+// setID gives the member its id.
+func (m *Member) setID(id string) {
+	m.ID, m.hash = id, javaorder.StringHash(id)
 }
 
 // sessionTimer names the member's session timer.
@@ -89,9 +98,17 @@ type Group struct {
 	generation int32
 	protocol   string
 	leader     string
-	// members in the order they were added: Kafka keeps a map, but a
-	// deterministic order is what matters here (leader succession).
+	// members in the order they were put in Kafka's member map
+	// (ClassicGroup.members, a HashMap keyed by member id), which iterates
+	// them in kafkaOrder: the leader's member list, leader succession and
+	// the order of the coordinator's responses follow it.
 	members []*Member
+	// order caches kafkaOrder (nil when members changed); capacity is the
+	// member map's table size, which grows with the group and never
+	// shrinks.
+	order    []*Member
+	capacity int
+
 	byID    map[string]*Member
 	static  map[string]string // group.instance.id → member id
 	pending map[string]bool   // ids handed out with MEMBER_ID_REQUIRED
@@ -133,8 +150,37 @@ func (g *Group) Stable() bool {
 // Generation is the current generation id.
 func (g *Group) Generation() int32 { return g.generation }
 
-// Members lists the members in the order they were added.
-func (g *Group) Members() []*Member { return g.members }
+// Members lists the members in Kafka's order (ClassicGroup.allMembers).
+func (g *Group) Members() []*Member { return g.kafkaOrder() }
+
+// kafkaOrder is the iteration order of ClassicGroup.members: a
+// java.util.HashMap<String, ClassicGroupMember>, so bucket by bucket of the
+// members' id hash codes, each bucket in insertion order (javaorder).
+func (g *Group) kafkaOrder() []*Member {
+	if g.order == nil {
+		g.order = make([]*Member, 0, len(g.members))
+		for _, i := range javaorder.HashMapOrder(len(g.members), g.capacity, func(i int) uint32 { return g.members[i].hash }) {
+			g.order = append(g.order, g.members[i])
+		}
+	}
+	return g.order
+}
+
+// putMember puts m last in the member map (ClassicGroup.add,
+// replaceStaticMember's put).
+func (g *Group) putMember(m *Member) {
+	g.members = append(g.members, m)
+	g.capacity = max(g.capacity, javaorder.HashMapCapacity(len(g.members)))
+	g.byID[m.ID] = m
+	g.order = nil
+}
+
+// dropMember takes m out of the member map.
+func (g *Group) dropMember(m *Member) {
+	g.members = slices.DeleteFunc(g.members, func(o *Member) bool { return o == m })
+	delete(g.byID, m.ID)
+	g.order = nil
+}
 
 // ProtocolName is the selected assignor of the current generation.
 func (g *Group) ProtocolName() string { return g.protocol }
@@ -202,9 +248,19 @@ func (g *Group) transition(to GroupState, out *sim.Effects) {
 	out.Note(sim.Note{Kind: sim.NoteGroupState, Detail: to.String(), Value: int64(g.generation)})
 }
 
-func (g *Group) mintID(clientID string) string {
-	g.nextID++
-	return fmt.Sprintf("%s-%d", clientID, g.nextID)
+// mintID is ClassicGroup.generateMemberId: the group.instance.id of a
+// static member, else the client id, then "-" and a random UUID. A group
+// driven without an id source (transcript tests) numbers its ids instead.
+func (g *Group) mintID(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest) string {
+	prefix := req.ClientID
+	if req.GroupInstanceID != "" && env.MemberIDs != nil {
+		prefix = req.GroupInstanceID
+	}
+	if env.MemberIDs == nil {
+		g.nextID++
+		return fmt.Sprintf("%s-%d", prefix, g.nextID)
+	}
+	return env.MemberIDs.Mint(from, func(u kafka.Uuid) string { return prefix + "-" + u.Canonical() })
 }
 
 // rebalanceTimeout is the group's: the largest of its members'.
@@ -301,27 +357,27 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 			return
 		}
 		// A new static member joins directly, without MEMBER_ID_REQUIRED.
-		g.addMemberThenRebalanceOrCompleteJoin(env, from, g.mintID(req.ClientID), req, out)
+		g.addMemberThenRebalanceOrCompleteJoin(env, from, g.mintID(env, from, req), req, out)
 		return
 	}
 	// KIP-394: mint an id, remember it as pending, and make the client
 	// come back with it.
-	id := g.mintID(req.ClientID)
+	id := g.mintID(env, from, req)
 	g.pending[id] = true
 	out.SetTimer(pendingTimer(id), env.Now+req.SessionTimeout)
 	out.Send(from, JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
 }
 
 func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, id string, req JoinGroupRequest, out *sim.Effects) {
-	m := &Member{ID: id, InstanceID: req.GroupInstanceID, ClientID: req.ClientID, Endpoint: from,
+	m := &Member{InstanceID: req.GroupInstanceID, ClientID: req.ClientID, Endpoint: from,
 		SessionTimeout: req.SessionTimeout, RebalanceTimeout: req.RebalanceTimeout,
 		AwaitingJoin: true, IsNew: true}
+	m.setID(id)
 	g.setProtocols(m, req.Protocols)
 	if g.leader == "" {
 		g.leader = id
 	}
-	g.members = append(g.members, m)
-	g.byID[id] = m
+	g.putMember(m)
 	if m.InstanceID != "" {
 		g.static[m.InstanceID] = id
 	}
@@ -352,7 +408,7 @@ func (g *Group) updateMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, 
 // id when it comes back with an unknown member id (KIP-345). In a stable
 // group whose protocol choice is unchanged this needs no rebalance.
 func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, old *Member, req JoinGroupRequest, out *sim.Effects) {
-	newID := g.mintID(req.ClientID)
+	newID := g.mintID(env, from, req)
 	if old.AwaitingJoin {
 		out.Send(old.Endpoint, JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1})
 	}
@@ -362,18 +418,22 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 	oldProtocols := old.Protocols
 	out.CancelTimer(old.sessionTimer())
 	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: old.Endpoint.Process, MemberID: old.ID, Detail: "replaced by static member " + newID})
-	delete(g.byID, old.ID)
+	g.dropMember(old)
 	wasPendingSync := g.pendingSync[old.ID]
 	delete(g.pendingSync, old.ID)
 	if g.leader == old.ID {
 		g.leader = newID
 	}
+	// The member map drops the old id and puts the new one
+	// (ClassicGroup.replaceStaticMember): the member moves to where its
+	// new id places it.
 	m := old
-	m.ID, m.Endpoint, m.ClientID = newID, from, req.ClientID
+	m.setID(newID)
+	m.Endpoint, m.ClientID = from, req.ClientID
 	m.SessionTimeout, m.RebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
 	g.setProtocols(m, req.Protocols)
 	m.AwaitingJoin, m.AwaitingSync = false, false
-	g.byID[newID] = m
+	g.putMember(m)
 	g.static[m.InstanceID] = newID
 	if wasPendingSync {
 		g.pendingSync[newID] = true
@@ -405,8 +465,9 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 func (g *Group) joinResponse(m *Member, skipAssignment bool) JoinGroupResponse {
 	r := JoinGroupResponse{Error: None, Generation: g.generation, ProtocolName: g.protocol, Leader: g.leader, MemberID: m.ID, SkipAssignment: skipAssignment}
 	if m.ID == g.leader {
+		// ClassicGroup.currentClassicGroupMembers, in map order.
 		r.Members = make([]JoinGroupMember, 0, len(g.members))
-		for _, o := range g.members {
+		for _, o := range g.kafkaOrder() {
 			r.Members = append(r.Members, JoinGroupMember{MemberID: o.ID, GroupInstanceID: o.InstanceID, Metadata: o.subscription(g.protocol)})
 		}
 	}
@@ -418,7 +479,7 @@ func (g *Group) prepareRebalance(env sim.CoordinatorEnv, reason string, out *sim
 	if g.state == CompletingRebalance {
 		// Parked SyncGroups are answered REBALANCE_IN_PROGRESS and the
 		// pending sync is abandoned.
-		for _, m := range g.members {
+		for _, m := range g.kafkaOrder() {
 			if m.AwaitingSync {
 				m.AwaitingSync = false
 				out.Send(m.Endpoint, SyncGroupResponse{Error: RebalanceInProgress})
@@ -488,14 +549,16 @@ func (g *Group) maybeCompleteJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 	out.CancelTimer(sim.TimerID{Kind: timerJoin})
 	g.initialJoin = false
-	for _, m := range slices.Clone(g.members) {
+	for _, m := range slices.Clone(g.kafkaOrder()) {
 		if !m.AwaitingJoin && m.InstanceID == "" {
 			g.removeMember(m, "did not rejoin within the rebalance timeout", out)
 		}
 	}
 	if g.leader == "" || !g.byID[g.leader].AwaitingJoin {
+		// ClassicGroup.maybeElectNewJoinedLeader: the first member in map
+		// order that rejoined.
 		g.leader = ""
-		for _, m := range g.members {
+		for _, m := range g.kafkaOrder() {
 			if m.AwaitingJoin {
 				g.leader = m.ID
 				break
@@ -517,7 +580,7 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 	}
 	g.protocol = g.selectProtocol()
 	g.transition(CompletingRebalance, out)
-	for _, m := range g.members {
+	for _, m := range g.kafkaOrder() {
 		// Every member, rejoined or not, gets a fresh session timer and is
 		// expected to sync; a static member that did not rejoin is in the
 		// leader's member list with its last metadata (as in Kafka's
@@ -567,7 +630,7 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 			}
 			g.transition(Stable, out)
 			out.Note(sim.Note{Kind: sim.NoteRebalance, Value: int64(g.generation), Detail: "classic generation completed"})
-			for _, o := range g.members {
+			for _, o := range g.kafkaOrder() {
 				if o.AwaitingSync {
 					o.AwaitingSync = false
 					out.Send(o.Endpoint, SyncGroupResponse{Error: None, Assignment: o.Assignment})
@@ -593,7 +656,7 @@ func (g *Group) expirePendingSync(env sim.CoordinatorEnv, out *sim.Effects) {
 	if len(g.pendingSync) == 0 {
 		return
 	}
-	for _, m := range slices.Clone(g.members) {
+	for _, m := range slices.Clone(g.kafkaOrder()) {
 		if g.pendingSync[m.ID] {
 			g.removeMember(m, "did not send SyncGroup within the rebalance timeout", out)
 		}
@@ -685,17 +748,17 @@ func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
 		out.Send(m.Endpoint, SyncGroupResponse{Error: UnknownMemberID})
 	}
 	out.CancelTimer(m.sessionTimer())
-	delete(g.byID, m.ID)
+	g.dropMember(m)
 	delete(g.pendingSync, m.ID)
 	if m.InstanceID != "" && g.static[m.InstanceID] == m.ID {
 		delete(g.static, m.InstanceID)
 	}
 	g.countProtocols(m.Protocols, -1)
-	g.members = slices.DeleteFunc(g.members, func(o *Member) bool { return o == m })
 	if g.leader == m.ID {
+		// ClassicGroup.remove: the first member left in map order leads.
 		g.leader = ""
-		if len(g.members) > 0 {
-			g.leader = g.members[0].ID
+		if order := g.kafkaOrder(); len(order) > 0 {
+			g.leader = order[0].ID
 		}
 	}
 	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: m.Endpoint.Process, MemberID: m.ID, Detail: reason})

@@ -77,13 +77,19 @@ func (h *classicHarness) do(t *testing.T, d *datadriven.TestData, a transcript.A
 		// recv <name> sync [err=<code>] [assignment=t:0,1|-]
 		// recv <name> heartbeat [err=<code>]
 		// recv <name> leave [err=<code>]
-		// recv <name> commit err=<code> [member=<id>] [gen=<n>]
+		// recv <name> commit [err=<code>] [member=<id>] [gen=<n>]
 		// Example: recv c1 join gen=1 leader=c1-1 members=(c1-1, c2-2=orders:3-5)
 		// A coordinator response. The error defaults to NONE, the member id
 		// to the client's, the protocol to its first assignor. A commit's
 		// member and generation are those of the OffsetCommit it answers,
-		// by default the client's now.
+		// by default the client's now. A commit without an error is the
+		// answer to onJoinPrepare's auto-commit (sim.CommitAwaiter).
 		name, c := h.Client(t, d)
+		if a.Pos(1) == "commit" && a.Str("err", "") == "" {
+			return transcript.Lines(h.Step(name, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) {
+				c.(sim.CommitAwaiter).CommitAnswered(env, out)
+			}))
+		}
 		if a.Pos(1) == "commit" {
 			cc := c.(*classic.Client)
 			sent := sim.OffsetCommit{MemberID: a.Str("member", cc.MemberID()), GenerationIDOrMemberEpoch: a.Int32("gen", cc.Generation()), Partitions: cc.Owned().Partitions()}

@@ -35,7 +35,7 @@ func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, fr
 	memberID := req.MemberID
 	unknown := memberID == ""
 	if unknown {
-		memberID = c.mintID(req.ClientID)
+		memberID = c.mintID(env, from, req.ClientID)
 	}
 	switch {
 	case g.isFull(memberID):

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
 
+	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic"
 	"github.com/rebalsim/rebalsim/sim"
 )
@@ -186,10 +187,20 @@ func (c *Coordinator) MetadataChanged(env sim.CoordinatorEnv, out *sim.Effects) 
 	c.classic.MetadataChanged(env, out)
 }
 
-// mintID hands out a new member id; Kafka mints a UUID.
-func (c *Coordinator) mintID(clientID string) string {
-	c.nextID++
-	return fmt.Sprintf("%s-%d", clientID, c.nextID)
+// mintID hands out a new member id: Kafka's Uuid string, which a member of
+// a consumer group gets whichever protocol it speaks
+// (GroupMetadataManager.consumerGroupHeartbeat and
+// classicGroupJoinToConsumerGroup mint Uuid.randomUuid().toString(); since
+// KIP-1082 a consumer-protocol client draws the same kind of id itself and
+// keeps it when fenced, as the model's client keeps the one it was given).
+// A coordinator driven without an id source (transcript tests) numbers its
+// ids after the client id instead.
+func (c *Coordinator) mintID(env sim.CoordinatorEnv, from sim.Endpoint, clientID string) string {
+	if env.MemberIDs == nil {
+		c.nextID++
+		return fmt.Sprintf("%s-%d", clientID, c.nextID)
+	}
+	return env.MemberIDs.Mint(from, kafka.Uuid.String)
 }
 
 // becomeClassic makes g the group, with the id counter carried over.

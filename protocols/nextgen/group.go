@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rebalsim/rebalsim/internal/javaorder"
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic"
 	"github.com/rebalsim/rebalsim/protocols/nextgen/assignor"
@@ -42,6 +43,9 @@ type member struct {
 	// touch hundreds of members.
 	id         string
 	instanceID string
+	// hash is id's Java hash code, which places the member in Kafka's
+	// member maps (see consumerGroup.specOrder).
+	hash uint32
 	// subscription is sorted and free of duplicates.
 	subscription []string
 	// target is the member's target assignment, nil until the first
@@ -98,11 +102,20 @@ type consumerGroup struct {
 	// unreconciled counts the members not yet reconciled to the target
 	// epoch (see countReconciling).
 	unreconciled int
-	// members in the order they joined; a static member's replacement takes
-	// its predecessor's place, so that the assignors see a stable order.
-	members []*member
-	byID    map[string]*member
-	static  map[string]*member // by instance id
+	// members in the order they were put in Kafka's member map
+	// (ConsumerGroup.members, a TimelineHashMap keyed by member id); a
+	// static member's replacement is a new key, put last. tableCap is that
+	// map's table size, which grows with the group and never shrinks.
+	members  []*member
+	tableCap int
+	// fresh is the member the request being handled put in the group
+	// (a join, or a static member's replacement) and tableCapBefore the
+	// table size before it: Kafka computes the target before the member's
+	// records reach the map, so the assignors see it after the others.
+	fresh          *member
+	tableCapBefore int
+	byID           map[string]*member
+	static         map[string]*member // by instance id
 	// serverAssignors counts the members asking for each server assignor
 	// (ConsumerGroup.serverAssignors), kept as members come, go and
 	// change their minds, so that a recomputation of the target need not
@@ -133,7 +146,8 @@ func newConsumerGroup(cfg sim.GroupConfig, assignors assignor.Set) *consumerGrou
 	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
 	// the subscription metadata.
 	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]*member{},
-		serverAssignors: map[string]int{}, partitionEpochs: partitionEpochs{}, metadataExpired: true}
+		serverAssignors: map[string]int{}, partitionEpochs: partitionEpochs{}, metadataExpired: true,
+		tableCap: javaorder.TimelineMinCapacity}
 }
 
 func (g *consumerGroup) isEmpty() bool { return len(g.members) == 0 }
@@ -162,18 +176,22 @@ func (g *consumerGroup) countReconciling(m *member, d int) {
 }
 
 // setTarget moves the target epoch to e, gives the members whose target
-// changed their new one (targets in member order; nil keeps every
-// member's) and recounts the members that have not caught up, all in one
-// pass over the members. Only a changed member's target is built as a
-// map, as TargetAssignmentBuilder.build writes target records only for
-// the members whose assignment changed.
-func (g *consumerGroup) setTarget(e int32, targets *assignor.GroupAssignment) {
+// changed their new one (targets in the order of the members the
+// assignors saw, order; nil keeps every member's) and recounts the
+// members that have not caught up. Only a changed member's target is
+// built as a map, as TargetAssignmentBuilder.build writes target records
+// only for the members whose assignment changed.
+func (g *consumerGroup) setTarget(e int32, order []*member, targets *assignor.GroupAssignment) {
 	g.targetEpoch = e
 	g.unreconciled = 0
-	for i, m := range g.members {
-		if targets != nil && !targets.Kept(i) {
-			m.target = targets.Member(i)
+	if targets != nil {
+		for i, m := range order {
+			if !targets.Kept(i) {
+				m.target = targets.Member(i)
+			}
 		}
+	}
+	for _, m := range g.members {
 		g.countReconciling(m, +1)
 	}
 }
@@ -227,8 +245,7 @@ func (g *consumerGroup) addMember(m *member) {
 	if m.PendingRevocation == nil {
 		m.PendingRevocation = kafka.Assignment{}
 	}
-	g.members = append(g.members, m)
-	g.byID[m.id] = m
+	g.putMember(m)
 	g.countReconciling(m, +1)
 	if m.instanceID != "" {
 		g.static[m.instanceID] = m
@@ -245,19 +262,70 @@ func (g *consumerGroup) addMember(m *member) {
 func (g *consumerGroup) removeMember(m *member) {
 	g.partitionEpochs.release(m.Assigned, m.Epoch)
 	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
-	delete(g.byID, m.id)
+	g.dropMember(m)
 	g.countReconciling(m, -1)
 	if m.instanceID != "" && g.static[m.instanceID] == m {
 		delete(g.static, m.instanceID)
 	}
 	g.countServerAssignor(m.serverAssignor, -1)
+}
+
+// putMember puts m last in the member map and marks it fresh.
+func (g *consumerGroup) putMember(m *member) {
+	m.hash = javaorder.StringHash(m.id)
+	g.fresh, g.tableCapBefore = m, g.tableCap
+	g.tableCap = javaorder.TimelineGrow(len(g.members), g.tableCap)
+	g.members = append(g.members, m)
+	g.byID[m.id] = m
+}
+
+// dropMember takes m out of the member map.
+func (g *consumerGroup) dropMember(m *member) {
+	delete(g.byID, m.id)
 	g.members = slices.DeleteFunc(g.members, func(o *member) bool { return o == m })
+	if g.fresh == m {
+		g.fresh = nil
+	}
+}
+
+// timelineOrder is the iteration order of ConsumerGroup.members, a
+// TimelineHashMap: slot by slot of the members' id hash codes, each slot
+// from the last put to the first (javaorder). Without the fresh member, whose records
+// Kafka has not applied yet, when withoutFresh is set.
+func (g *consumerGroup) timelineOrder(withoutFresh bool) []*member {
+	members, capacity := g.members, g.tableCap
+	if withoutFresh && g.fresh != nil {
+		members, capacity = slices.DeleteFunc(slices.Clone(members), func(o *member) bool { return o == g.fresh }), g.tableCapBefore
+	}
+	order := make([]*member, 0, len(g.members))
+	for _, i := range javaorder.TimelineOrder(len(members), capacity, func(i int) uint32 { return members[i].hash }) {
+		order = append(order, members[i])
+	}
+	return order
+}
+
+// specOrder is the order of the members in the assignors' GroupSpec:
+// TargetAssignmentBuilder.build puts every member of the map into a new
+// java.util.HashMap (memberSpecs) in the map's order, then the member the
+// request updated if it is new, and the GroupSpec's member ids are that
+// HashMap's key set.
+func (g *consumerGroup) specOrder() []*member {
+	put := g.timelineOrder(true)
+	if g.fresh != nil {
+		put = append(put, g.fresh)
+	}
+	capacity := javaorder.HashMapCapacity(len(put))
+	order := make([]*member, 0, len(put))
+	for _, i := range javaorder.HashMapOrder(len(put), capacity, func(i int) uint32 { return put[i].hash }) {
+		order = append(order, put[i])
+	}
+	return order
 }
 
 // replaceMember puts a returning static member in place of its previous
 // incarnation (GroupMetadataManager.replaceMember): a copy under the new id,
-// at epoch 0, with the same current assignment and the same target, and in
-// the same place in the member order.
+// at epoch 0, with the same current assignment and the same target. The
+// member map drops the old id and puts the new one, last.
 func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	n := *old
 	n.id = newID
@@ -270,12 +338,10 @@ func (g *consumerGroup) replaceMember(old *member, newID string) *member {
 	n.noteAssignment(n.Assigned, n.PendingRevocation, n.Epoch)
 	g.partitionEpochs.release(old.Assigned, old.Epoch)
 	g.partitionEpochs.release(old.PendingRevocation, old.Epoch)
-	i := slices.Index(g.members, old)
-	g.members[i] = &n
+	g.dropMember(old)
+	g.putMember(&n)
 	g.countReconciling(old, -1)
 	g.countReconciling(&n, +1)
-	delete(g.byID, old.id)
-	g.byID[newID] = &n
 	g.static[n.instanceID] = &n
 	g.partitionEpochs.claim(n.Assigned, n.Epoch)
 	g.partitionEpochs.claim(n.PendingRevocation, n.Epoch)
@@ -302,9 +368,9 @@ func (g *consumerGroup) subscribed(topic string) bool {
 // In a large group the target is recomputed on every join, so one pass
 // over the members finds both, and the member list is reused from one
 // computation to the next: the caller hands it back to g.specMembers.
-func (g *consumerGroup) groupSpec() assignor.GroupSpec {
+func (g *consumerGroup) groupSpec(order []*member) assignor.GroupSpec {
 	spec := assignor.GroupSpec{Type: assignor.Homogeneous, Members: g.specMembers[:0]}
-	for _, m := range g.members {
+	for _, m := range order {
 		if spec.Type == assignor.Homogeneous && !sameTopics(m.subscription, g.members[0].subscription) {
 			spec.Type = assignor.Heterogeneous
 		}
@@ -383,7 +449,8 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration, release string
 	if !ok {
 		panic(fmt.Sprintf("nextgen: unknown server assignor %q", name))
 	}
-	spec := g.groupSpec()
+	order := g.specOrder()
+	spec := g.groupSpec(order)
 	spec.ExtraToAnyMember = sim.ReleaseAtLeast(release, "4.1")
 	// AssignGroup gives a member the assignor left out an empty target and
 	// drops ids that are not members.
@@ -393,7 +460,7 @@ func (g *consumerGroup) updateTargetAssignment(now time.Duration, release string
 	if err != nil {
 		panic(fmt.Sprintf("nextgen: assignor %s: %v", name, err))
 	}
-	g.setTarget(g.groupEpoch, target)
+	g.setTarget(g.groupEpoch, order, target)
 	g.lastAssignmentAt, g.hasAssigned = now, true
 }
 

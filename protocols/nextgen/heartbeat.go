@@ -96,7 +96,7 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 	}
 	memberID := req.MemberID
 	if memberID == "" {
-		memberID = c.mintID(from.Process)
+		memberID = c.mintID(env, from, from.Process)
 	}
 	join := req.MemberEpoch == JoinGroupMemberEpoch
 	var m *member
@@ -252,6 +252,8 @@ func (c *Coordinator) updateGroupEpochAndTarget(env sim.CoordinatorEnv, m *membe
 	if g.groupEpoch > g.targetEpoch && g.mayComputeTarget(env.Now) {
 		g.updateTargetAssignment(env.Now, env.Release)
 	}
+	// The request's records are applied: the member is in the map now.
+	g.fresh = nil
 }
 
 // maybeReconcile is GroupMetadataManager.maybeReconcile: move the member

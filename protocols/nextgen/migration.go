@@ -71,7 +71,7 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 
 	g := newConsumerGroup(c.cfg, c.assignors)
 	g.groupEpoch = gen
-	g.setTarget(gen, nil)
+	g.setTarget(gen, nil, nil)
 	for _, cm := range cg.Members() {
 		assigned := cm.Assignment.Clone()
 		m := &member{
@@ -84,6 +84,8 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 		g.addMember(m)
 		m.target = assigned.Clone()
 	}
+	// The conversion's records are applied before any target is computed.
+	g.fresh = nil
 	// Like any new consumer group, the converted group has no subscription
 	// metadata yet: the first heartbeat computes it and, finding it changed,
 	// bumps the epoch, so an upgrade always leads to a new target.
@@ -139,7 +141,9 @@ func (c *Coordinator) convertToClassicGroup(env sim.CoordinatorEnv, leaving, joi
 	c.cancelTimers(leaving.id, out)
 	var members []*classic.Member
 	var last *classic.Member
-	for _, m := range g.members {
+	// ClassicGroup.fromConsumerGroup adds the members in the consumer
+	// group's map order, so the first of them leads.
+	for _, m := range g.timelineOrder(false) {
 		c.cancelTimers(m.id, out)
 		if m == leaving {
 			continue

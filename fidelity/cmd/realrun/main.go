@@ -300,6 +300,11 @@ func remeasure(scs []*sim.Scenario, protos []string, dir string, reps int) ([]fi
 		if err := json.Unmarshal(b, rec); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
+		// Recordings made before runs kept the coordinator's joins get
+		// them from the broker's log, if the directory has it.
+		if err := fidelity.AddJoins(rec, filepath.Join(dir, "broker", "broker.log"), filepath.Base(filepath.Dir(p))); err != nil {
+			return nil, err
+		}
 		k := key{rec.Scenario, rec.Protocol, rec.Client}
 		recs[k] = append(recs[k], rec)
 		if !slices.Contains(clients, rec.Client) {

@@ -310,20 +310,6 @@ func TestAssignDoesNotModifyInput(t *testing.T) {
 	}
 }
 
-func TestJavaStringHash(t *testing.T) {
-	// Values of "...".hashCode() in Java.
-	for s, want := range map[string]uint32{
-		"":          0,
-		"consumer1": 0xe6e7fafb,
-		"consumer4": 0xe6e7fafe,
-		"é😀":        0x1e780c,
-	} {
-		if got := javaStringHash(s); got != want {
-			t.Errorf("javaStringHash(%q) = %#x, want %#x", s, got, want)
-		}
-	}
-}
-
 func TestKafkaIterationOrder(t *testing.T) {
 	// A HashMap<String, _> of these four keys iterates them in reverse.
 	members := []Subscription{{MemberID: "consumer1"}, {MemberID: "consumer2"}, {MemberID: "consumer3"}, {MemberID: "consumer4"}}

@@ -3,7 +3,8 @@ package assignor
 import (
 	"cmp"
 	"slices"
-	"unicode/utf8"
+
+	"github.com/rebalsim/rebalsim/internal/javaorder"
 )
 
 // memberInfoOrder returns member indices sorted the way
@@ -48,55 +49,16 @@ func memberInfoOrder(members []Subscription) []int32 {
 // exactly instead of inventing one, so that its sticky results match
 // Kafka's, including the exact assertions of AbstractStickyAssignorTest:
 //
-//   - the bucket of a key is (h ^ h>>>16) & (capacity-1), h being Java's
-//     String.hashCode over UTF-16 code units;
-//   - the capacity is the table size a default HashMap (16 buckets, load
-//     factor 0.75) grows to while n keys are inserted;
+//   - the keys are the member ids, hashed by String.hashCode;
+//   - the capacity is the table size a default HashMap grows to while n
+//     keys are inserted;
 //   - insertion order is the order of Input.Members, i.e. of the JoinGroup
 //     response.
 //
-// The one thing not modelled is treeification, which only starts when eight
-// keys share one bucket of a table of at least 64; with real member ids
-// that does not happen.
+// (javaorder has the table's rules.)
 func kafkaIterationOrder(members []Subscription) []int32 {
-	capacity := uint32(16)
-	for uint64(len(members))*4 > uint64(capacity)*3 {
-		capacity *= 2
-	}
-	// A counting sort by bucket keeps insertion order within a bucket.
-	bucket := make([]uint32, len(members))
-	start := make([]int32, capacity+1)
-	for i, m := range members {
-		h := javaStringHash(m.MemberID)
-		bucket[i] = (h ^ h>>16) & (capacity - 1)
-		start[bucket[i]+1]++
-	}
-	for b := range capacity {
-		start[b+1] += start[b]
-	}
-	order := make([]int32, len(members))
-	for i, b := range bucket {
-		order[start[b]] = int32(i)
-		start[b]++
-	}
-	return order
-}
-
-// javaStringHash is java.lang.String.hashCode: s[0]*31^(n-1) + ... + s[n-1]
-// over the string's UTF-16 code units, in 32-bit wrapping arithmetic.
-func javaStringHash(s string) uint32 {
-	var h uint32
-	for _, r := range s {
-		if r >= 0x10000 && r <= utf8.MaxRune {
-			// A supplementary character is two UTF-16 code units.
-			r -= 0x10000
-			h = 31*h + uint32(0xD800+(r>>10))
-			h = 31*h + uint32(0xDC00+(r&0x3FF))
-			continue
-		}
-		h = 31*h + uint32(r)
-	}
-	return h
+	capacity := javaorder.HashMapCapacity(len(members))
+	return javaorder.HashMapOrder(len(members), capacity, func(i int) uint32 { return javaorder.StringHash(members[i].MemberID) })
 }
 
 // idRanks returns each member's rank when members are sorted by member id,

@@ -85,6 +85,9 @@ func (h *Clients) Step(name string, input func(c sim.Client, env sim.ClientEnv, 
 		h.callbacks[name] = append(h.callbacks[name], cb)
 	}
 	lines = append(lines, h.timers.Apply(name, out.Timers)...)
+	if out.CommitOffsets {
+		lines = append(lines, name+" commits what it consumed (auto-commit)")
+	}
 	if out.WantPoll {
 		lines = append(lines, "wants poll")
 	}

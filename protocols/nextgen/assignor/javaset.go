@@ -1,6 +1,10 @@
 package assignor
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rebalsim/rebalsim/internal/javaorder"
+)
 
 // javaSetOrder returns ps in the order Kafka's group coordinator iterates a
 // member's partitions of one topic, which decides which of them the member
@@ -29,8 +33,9 @@ import "slices"
 // ps is returned as it is when its order is already the iteration order;
 // otherwise the order is built in *buf.
 func javaSetOrder(ps []int32, buf *[]int32) []int32 {
-	mask := uint32(javaSetCapacity(len(ps)) - 1)
-	bucket := func(p int32) uint32 { return (uint32(p) ^ uint32(p)>>16) & mask }
+	capacity := javaSetCapacity(len(ps))
+	mask := uint32(capacity - 1)
+	bucket := func(p int32) int { return javaorder.HashMapBucket(uint32(p), capacity) }
 	inOrder := true
 	for i, p := range ps {
 		if p < 0 || uint32(p) > mask || (i > 0 && p <= ps[i-1]) {
@@ -42,7 +47,7 @@ func javaSetOrder(ps []int32, buf *[]int32) []int32 {
 		return ps
 	}
 	*buf = append((*buf)[:0], ps...)
-	slices.SortStableFunc(*buf, func(a, b int32) int { return int(bucket(a)) - int(bucket(b)) })
+	slices.SortStableFunc(*buf, func(a, b int32) int { return bucket(a) - bucket(b) })
 	return *buf
 }
 

@@ -32,8 +32,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * the consumer is built before, and subscribes after.
  *
  * <p>It logs every listener callback on entry and on return, the group
- * generation (classic) or member epoch (consumer protocol) whenever it
- * changes, and the offsets each poll batch processed. SIGTERM closes the
+ * generation (classic) or member epoch (consumer protocol) and the member
+ * id whenever they change, and the offsets each poll batch processed. The
+ * member id is the one the broker assigned (classic) or the client drew
+ * (consumer protocol); the simulator is given it, so that it orders the
+ * members as the real coordinator and assignors do. SIGTERM closes the
  * consumer (a graceful leave: revocation callbacks, commit, LeaveGroup);
  * SIGSTOP/SIGCONT and SIGKILL come from the runner for pauses and crashes.
  */
@@ -114,7 +117,8 @@ public final class Member {
             // revoke_callback, assign_callback or lost_callback.
             private void callback(String kind, Collection<TopicPartition> tps, long spendMs) {
                 int gen = consumer.groupMetadata().generationId();
-                log.line(kind, "\"phase\":\"enter\",\"gen\":" + gen + ",\"parts\":" + log.partitions(tps));
+                String id = consumer.groupMetadata().memberId();
+                log.line(kind, "\"phase\":\"enter\",\"gen\":" + gen + ",\"member_id\":\"" + id + "\",\"parts\":" + log.partitions(tps));
                 if (spendMs > 0) {
                     try {
                         Thread.sleep(spendMs);
@@ -131,6 +135,7 @@ public final class Member {
         long nanosPerRecord = rate > 0 ? (long) (1e9 / rate) : 0;
         long busyUntil = System.nanoTime();
         int lastGen = -2;
+        String lastID = null;
         try {
             while (true) {
                 synchronized (closing) {
@@ -140,9 +145,11 @@ public final class Member {
                 }
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(50));
                 int gen = consumer.groupMetadata().generationId();
-                if (gen != lastGen) {
-                    log.line("gen", "\"gen\":" + gen);
+                String id = consumer.groupMetadata().memberId();
+                if (gen != lastGen || !id.equals(lastID)) {
+                    log.line("gen", "\"gen\":" + gen + ",\"member_id\":\"" + id + "\"");
                     lastGen = gen;
+                    lastID = id;
                 }
                 if (records.isEmpty()) {
                     continue;
