@@ -221,6 +221,10 @@ func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 	g.partitionEpochs.release(m.Assigned, m.Epoch)
 	g.partitionEpochs.release(m.PendingRevocation, m.Epoch)
 	g.countReconciling(m, -1)
+	// An epoch bump that leaves what the member holds and revokes as it
+	// was (most members, most bumps) gives no partition a new assignment
+	// epoch: noteAssignment would find every partition noted already.
+	same := m.assignmentEpochs != nil && next.Assigned.Equal(m.Assigned) && next.PendingRevocation.Equal(m.PendingRevocation)
 	m.Member = next
 	g.countReconciling(m, +1)
 	if m.Assigned == nil {
@@ -231,7 +235,9 @@ func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 	}
 	g.partitionEpochs.claim(m.Assigned, m.Epoch)
 	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
-	m.noteAssignment(m.Assigned, m.PendingRevocation, m.Epoch)
+	if !same {
+		m.noteAssignment(m.Assigned, m.PendingRevocation, m.Epoch)
+	}
 }
 
 // addMember appends a member and claims what it holds.
