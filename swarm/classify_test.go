@@ -140,6 +140,26 @@ func TestMigrationSignatures(t *testing.T) {
 	}
 	upgrade := []Conversion{{56.547, "consumer"}}
 	inRevocation := []Since{{Member: "c5", At: 56.015}}
+	// The shape of seed 107: classic c6 and c7 are cut off from
+	// 437.63s for 55.972s (until 493.602s); c3 is restarted onto the
+	// consumer protocol at 320.443s.
+	healed := &Spec{
+		Members: []Member{{ID: "c3"}, {ID: "c6"}, {ID: "c7"}},
+		Events: []Event{
+			{At: 320443 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c3"}, Interval: 25836 * time.Millisecond, For: 1132 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}},
+			{At: 437630 * time.Millisecond, Kind: "network_partition", Members: []string{"c6", "c7"}, For: 55972 * time.Millisecond},
+		},
+	}
+	// What seed 107's trace shows: c6 last heard from the coordinator
+	// at 435.284s (its SyncGroup answer), c7 at 494.132s (the one that
+	// gave it the partitions); the group was downgraded at 445.986s
+	// and upgraded at 453.024s.
+	bounced := []Conversion{{445.986, "classic"}, {453.024, "consumer"}}
+	unheardSince := []Since{{Member: "c6", At: 435.284}, {Member: "c7", At: 494.132}}
+	unheard := func(f Failure, u []Since, cs []Conversion) Failure {
+		f.Unheard, f.Conversions = u, cs
+		return f
+	}
 	plain := &Spec{Members: []Member{{ID: "c1"}, {ID: "c2", Settings: Settings{Static: true}}}}
 	double := func(at float64, zombies []string, members ...string) Failure {
 		return Failure{Class: Safety, Protocol: "cooperative", Key: "double_ownership", Members: members, At: at, Zombies: zombies}
@@ -189,6 +209,17 @@ func TestMigrationSignatures(t *testing.T) {
 		// ... or both owners classic (the classic protocol never gives
 		// a partition on before its revocation).
 		{"revoking, the other owner classic", revoking, observed(double(56.548, nil, "c5", "c1"), nil, inRevocation, upgrade), ""},
+		// Seed 107: the cut healed at 493.602s; c6 still believes what
+		// it heard before the downgrade and the upgrade.
+		{"owner unheard across a downgrade and upgrade, back", healed, unheard(double(494.143, nil, "c6", "c7"), unheardSince, bounced), unheardRevocation},
+		// Near misses: c6 heard from the coordinator after the upgrade
+		// (its answer fenced it or told it to rejoin) ...
+		{"owner heard after the upgrade", healed, unheard(double(494.5, nil, "c6", "c7"), []Since{{Member: "c6", At: 494.409}, {Member: "c7", At: 494.132}}, bounced), ""},
+		// ... only an upgrade came after its last word (the consumer
+		// group took what the classic group knew it owned) ...
+		{"owner unheard across an upgrade only", healed, unheard(double(494.143, nil, "c6", "c7"), unheardSince, bounced[1:]), ""},
+		// ... or the trace was not read.
+		{"owner unheard, unobserved", healed, double(494.143, nil, "c6", "c7"), ""},
 		// Before 88.4s c1 is classic too: two classic owners are new.
 		{"two classic owners in a migrating group", upgraded, double(60, nil, "c11", "c1"), ""},
 		{"static member, no migration, not frozen", plain, double(60, nil, "c1", "c2"), ""},
