@@ -130,16 +130,17 @@ func TestMigrationSignatures(t *testing.T) {
 	// answer the partition dropped, and waits for it until 341s.
 	conversions := []Conversion{{91.505, "consumer"}, {115.19, "classic"}, {120.827, "consumer"}}
 	lost := []Since{{Member: "c11", At: 36.128}}
-	// The shape of seed 38: c3 restarts onto the consumer protocol at
-	// 53.974s for 2.572s; its first heartbeat upgrades the group at
-	// 56.547s; classic c5 was sent an assignment without t2-1 at 56.015s
-	// and revokes it until 56.777s.
+	// The shape of testdata/hazards/safety-cooperative-revoking-upgrade.yaml
+	// (seed 38's mechanism): c3 starts on the consumer protocol at 31s
+	// and its first heartbeat upgrades the group at 31.001s; classic c2
+	// was sent an assignment without t1-5 at 30.011s and revokes it
+	// until 32.012s.
 	revoking := &Spec{
-		Members: []Member{{ID: "c1"}, {ID: "c3"}, {ID: "c5"}},
-		Events:  []Event{{At: 53974 * time.Millisecond, Kind: "restart", Members: []string{"c3"}, For: 2572 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}}},
+		Description: "mixed classic and consumer-protocol group",
+		Members:     []Member{{ID: "c1"}, {ID: "c2"}, {ID: "c3", Start: 31 * time.Second, Settings: Settings{Protocol: "nextgen"}}},
 	}
-	upgrade := []Conversion{{56.547, "consumer"}}
-	inRevocation := []Since{{Member: "c5", At: 56.015}}
+	upgrade := []Conversion{{31.001, "consumer"}}
+	inRevocation := []Since{{Member: "c2", At: 30.011}}
 	// The shape of seed 107: classic c6 and c7 are cut off from
 	// 437.63s for 55.972s (until 493.602s); c3 is restarted onto the
 	// consumer protocol at 320.443s.
@@ -198,17 +199,17 @@ func TestMigrationSignatures(t *testing.T) {
 		{"lost JoinGroup sent after the conversions", upgraded, observed(double(130, nil, "c11", "c1"), []Since{{Member: "c11", At: 125}}, nil, conversions), ""},
 		// ... or the member waiting is the consumer-protocol one.
 		{"lost JoinGroup of the consumer-protocol owner", upgraded, observed(double(120.9, nil, "c11", "c1"), []Since{{Member: "c1", At: 36.128}}, nil, conversions), ""},
-		// Seed 38: c5 is revoking t2-1 when the group is upgraded and c3,
-		// on the consumer protocol, is given it.
-		{"owner revoking when the group is upgraded", revoking, observed(double(56.548, nil, "c5", "c3"), nil, inRevocation, upgrade), revokingAtUpgrade},
+		// c2 is revoking t1-5 when the group is upgraded and c3, on the
+		// consumer protocol, is given it.
+		{"owner revoking when the group is upgraded", revoking, observed(double(31.002, nil, "c2", "c3"), nil, inRevocation, upgrade), revokingAtUpgrade},
 		// Near misses: the assignment came after the upgrade (the
 		// consumer group knew of the revocation) ...
-		{"revoking, the assignment after the upgrade", revoking, observed(double(56.9, nil, "c5", "c3"), nil, []Since{{Member: "c5", At: 56.6}}, upgrade), ""},
+		{"revoking, the assignment after the upgrade", revoking, observed(double(31.5, nil, "c2", "c3"), nil, []Since{{Member: "c2", At: 31.2}}, upgrade), ""},
 		// ... no upgrade at all ...
-		{"revoking, no upgrade", revoking, observed(double(56.548, nil, "c5", "c3"), nil, inRevocation, nil), ""},
+		{"revoking, no upgrade", revoking, observed(double(31.002, nil, "c2", "c3"), nil, inRevocation, nil), ""},
 		// ... or both owners classic (the classic protocol never gives
 		// a partition on before its revocation).
-		{"revoking, the other owner classic", revoking, observed(double(56.548, nil, "c5", "c1"), nil, inRevocation, upgrade), ""},
+		{"revoking, the other owner classic", revoking, observed(double(31.002, nil, "c2", "c1"), nil, inRevocation, upgrade), ""},
 		// Seed 107: the cut healed at 493.602s; c6 still believes what
 		// it heard before the downgrade and the upgrade.
 		{"owner unheard across a downgrade and upgrade, back", healed, unheard(double(494.143, nil, "c6", "c7"), unheardSince, bounced), unheardRevocation},

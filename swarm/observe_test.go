@@ -11,7 +11,8 @@ import (
 // finding's partitions, when each member last heard from the
 // coordinator, and the conversions; and nothing else.
 func TestObservationReadsTrace(t *testing.T) {
-	// A trace in sim's format, cut from seeds 409 and 38: c11's JoinGroup
+	// A trace in sim's format, cut from seeds 409 and 38 (as they ran
+	// before member ids and order became Kafka's): c11's JoinGroup
 	// answer is dropped; c8's is answered; c5 is sent an assignment
 	// without t2-1 and revokes it at 56.777s; c9 is sent one without
 	// t2-1 too but restarts before it revokes anything.
