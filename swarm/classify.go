@@ -192,7 +192,7 @@ func hazards() []hazard {
 			// and before the finding, the owner revokes them after the
 			// finding, and the other owner speaks the consumer protocol.
 			// Seed 38 of 1-500 showed it before member ids and order
-			// became Kafka's; no seed of 1-1500 does now, so its
+			// became Kafka's; no seed of 1-3500 does now, so its
 			// reproducer is written by hand from the mechanism:
 			// testdata/hazards/safety-cooperative-revoking-upgrade.yaml.
 			name: revokingAtUpgrade,
