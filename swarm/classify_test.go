@@ -130,16 +130,37 @@ func TestMigrationSignatures(t *testing.T) {
 	// answer the partition dropped, and waits for it until 341s.
 	conversions := []Conversion{{91.505, "consumer"}, {115.19, "classic"}, {120.827, "consumer"}}
 	lost := []Since{{Member: "c11", At: 36.128}}
-	// The shape of seed 38: c3 restarts onto the consumer protocol at
-	// 53.974s for 2.572s; its first heartbeat upgrades the group at
-	// 56.547s; classic c5 was sent an assignment without t2-1 at 56.015s
-	// and revokes it until 56.777s.
+	// The shape of testdata/hazards/safety-cooperative-revoking-upgrade.yaml
+	// (seed 38's mechanism): c3 starts on the consumer protocol at 31s
+	// and its first heartbeat upgrades the group at 31.001s; classic c2
+	// was sent an assignment without t1-5 at 30.011s and revokes it
+	// until 32.012s.
 	revoking := &Spec{
-		Members: []Member{{ID: "c1"}, {ID: "c3"}, {ID: "c5"}},
-		Events:  []Event{{At: 53974 * time.Millisecond, Kind: "restart", Members: []string{"c3"}, For: 2572 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}}},
+		Description: "mixed classic and consumer-protocol group",
+		Members:     []Member{{ID: "c1"}, {ID: "c2"}, {ID: "c3", Start: 31 * time.Second, Settings: Settings{Protocol: "nextgen"}}},
 	}
-	upgrade := []Conversion{{56.547, "consumer"}}
-	inRevocation := []Since{{Member: "c5", At: 56.015}}
+	upgrade := []Conversion{{31.001, "consumer"}}
+	inRevocation := []Since{{Member: "c2", At: 30.011}}
+	// The shape of seed 107: classic c6 and c7 are cut off from
+	// 437.63s for 55.972s (until 493.602s); c3 is restarted onto the
+	// consumer protocol at 320.443s.
+	healed := &Spec{
+		Members: []Member{{ID: "c3"}, {ID: "c6"}, {ID: "c7"}},
+		Events: []Event{
+			{At: 320443 * time.Millisecond, Kind: "rolling_restart", Members: []string{"c3"}, Interval: 25836 * time.Millisecond, For: 1132 * time.Millisecond, Set: Settings{GroupProtocol: "consumer"}},
+			{At: 437630 * time.Millisecond, Kind: "network_partition", Members: []string{"c6", "c7"}, For: 55972 * time.Millisecond},
+		},
+	}
+	// What seed 107's trace shows: c6 last heard from the coordinator
+	// at 435.284s (its SyncGroup answer), c7 at 494.132s (the one that
+	// gave it the partitions); the group was downgraded at 445.986s
+	// and upgraded at 453.024s.
+	bounced := []Conversion{{445.986, "classic"}, {453.024, "consumer"}}
+	unheardSince := []Since{{Member: "c6", At: 435.284}, {Member: "c7", At: 494.132}}
+	unheard := func(f Failure, u []Since, cs []Conversion) Failure {
+		f.Unheard, f.Conversions = u, cs
+		return f
+	}
 	plain := &Spec{Members: []Member{{ID: "c1"}, {ID: "c2", Settings: Settings{Static: true}}}}
 	double := func(at float64, zombies []string, members ...string) Failure {
 		return Failure{Class: Safety, Protocol: "cooperative", Key: "double_ownership", Members: members, At: at, Zombies: zombies}
@@ -178,17 +199,28 @@ func TestMigrationSignatures(t *testing.T) {
 		{"lost JoinGroup sent after the conversions", upgraded, observed(double(130, nil, "c11", "c1"), []Since{{Member: "c11", At: 125}}, nil, conversions), ""},
 		// ... or the member waiting is the consumer-protocol one.
 		{"lost JoinGroup of the consumer-protocol owner", upgraded, observed(double(120.9, nil, "c11", "c1"), []Since{{Member: "c1", At: 36.128}}, nil, conversions), ""},
-		// Seed 38: c5 is revoking t2-1 when the group is upgraded and c3,
-		// on the consumer protocol, is given it.
-		{"owner revoking when the group is upgraded", revoking, observed(double(56.548, nil, "c5", "c3"), nil, inRevocation, upgrade), revokingAtUpgrade},
+		// c2 is revoking t1-5 when the group is upgraded and c3, on the
+		// consumer protocol, is given it.
+		{"owner revoking when the group is upgraded", revoking, observed(double(31.002, nil, "c2", "c3"), nil, inRevocation, upgrade), revokingAtUpgrade},
 		// Near misses: the assignment came after the upgrade (the
 		// consumer group knew of the revocation) ...
-		{"revoking, the assignment after the upgrade", revoking, observed(double(56.9, nil, "c5", "c3"), nil, []Since{{Member: "c5", At: 56.6}}, upgrade), ""},
+		{"revoking, the assignment after the upgrade", revoking, observed(double(31.5, nil, "c2", "c3"), nil, []Since{{Member: "c2", At: 31.2}}, upgrade), ""},
 		// ... no upgrade at all ...
-		{"revoking, no upgrade", revoking, observed(double(56.548, nil, "c5", "c3"), nil, inRevocation, nil), ""},
+		{"revoking, no upgrade", revoking, observed(double(31.002, nil, "c2", "c3"), nil, inRevocation, nil), ""},
 		// ... or both owners classic (the classic protocol never gives
 		// a partition on before its revocation).
-		{"revoking, the other owner classic", revoking, observed(double(56.548, nil, "c5", "c1"), nil, inRevocation, upgrade), ""},
+		{"revoking, the other owner classic", revoking, observed(double(31.002, nil, "c2", "c1"), nil, inRevocation, upgrade), ""},
+		// Seed 107: the cut healed at 493.602s; c6 still believes what
+		// it heard before the downgrade and the upgrade.
+		{"owner unheard across a downgrade and upgrade, back", healed, unheard(double(494.143, nil, "c6", "c7"), unheardSince, bounced), unheardRevocation},
+		// Near misses: c6 heard from the coordinator after the upgrade
+		// (its answer fenced it or told it to rejoin) ...
+		{"owner heard after the upgrade", healed, unheard(double(494.5, nil, "c6", "c7"), []Since{{Member: "c6", At: 494.409}, {Member: "c7", At: 494.132}}, bounced), ""},
+		// ... only an upgrade came after its last word (the consumer
+		// group took what the classic group knew it owned) ...
+		{"owner unheard across an upgrade only", healed, unheard(double(494.143, nil, "c6", "c7"), unheardSince, bounced[1:]), ""},
+		// ... or the trace was not read.
+		{"owner unheard, unobserved", healed, double(494.143, nil, "c6", "c7"), ""},
 		// Before 88.4s c1 is classic too: two classic owners are new.
 		{"two classic owners in a migrating group", upgraded, double(60, nil, "c11", "c1"), ""},
 		{"static member, no migration, not frozen", plain, double(60, nil, "c1", "c2"), ""},

@@ -82,12 +82,15 @@ type observation struct {
 	revocations map[string][]revocation
 	// starts are when each member's processes started: a new one
 	// starts with no assignment and revokes nothing of an older one's.
-	starts      map[string][]float64
+	starts map[string][]float64
+	// heard are when each member received anything from the
+	// coordinator: what it knows of the group dates from the last one.
+	heard       map[string][]float64
 	conversions []Conversion
 }
 
 func newObservation() *observation {
-	return &observation{joins: map[string][]joinWait{}, syncs: map[string][]syncAnswer{}, revocations: map[string][]revocation{}, starts: map[string][]float64{}}
+	return &observation{joins: map[string][]joinWait{}, syncs: map[string][]syncAnswer{}, revocations: map[string][]revocation{}, starts: map[string][]float64{}, heard: map[string][]float64{}}
 }
 
 func (o *observation) Write(p []byte) (int, error) {
@@ -116,6 +119,9 @@ func (o *observation) record(r sim.TraceRecord) {
 		to = r.To.Process
 	}
 	assignment, synced := syncAssignment(r.Body)
+	if r.Event == "recv" && from == "coordinator" {
+		o.heard[to] = append(o.heard[to], r.T)
+	}
 	switch {
 	case r.Event == "send" && r.Msg == "JoinGroup":
 		o.endJoin(from, r.T)
@@ -177,10 +183,15 @@ func syncAssignment(body any) ([]string, bool) {
 	return out, true
 }
 
-// annotate fills f's LostJoins, Revoking and Conversions from o.
+// annotate fills f's LostJoins, Revoking, Unheard and Conversions from o.
 func (o *observation) annotate(f *Failure) {
-	f.LostJoins, f.Revoking, f.Conversions = nil, nil, nil
+	f.LostJoins, f.Revoking, f.Unheard, f.Conversions = nil, nil, nil, nil
 	for _, m := range f.Members {
+		// The member's last word from the coordinator before the
+		// finding, or its process's start if it heard none since.
+		if last, ok := lastAtOrBefore(slices.Concat(o.heard[m], o.starts[m]), f.At); ok {
+			f.Unheard = append(f.Unheard, Since{Member: m, At: last})
+		}
 		// A JoinGroup whose answer will never come, still awaited at the
 		// finding: the member hears nothing from the coordinator.
 		for _, w := range o.joins[m] {
@@ -215,4 +226,15 @@ func (o *observation) annotate(f *Failure) {
 			f.Conversions = append(f.Conversions, c)
 		}
 	}
+}
+
+// lastAtOrBefore returns the latest of ts at or before t, if any.
+func lastAtOrBefore(ts []float64, t float64) (float64, bool) {
+	last, ok := math.Inf(-1), false
+	for _, x := range ts {
+		if x <= t && x > last {
+			last, ok = x, true
+		}
+	}
+	return last, ok
 }

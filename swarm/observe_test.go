@@ -8,9 +8,11 @@ import (
 // TestObservationReadsTrace: the observation takes from a trace, written
 // to it in pieces as a run writes it, the JoinGroups still awaited at a
 // finding whose answers a partition dropped, the members revoking a
-// finding's partitions, and the conversions; and nothing else.
+// finding's partitions, when each member last heard from the
+// coordinator, and the conversions; and nothing else.
 func TestObservationReadsTrace(t *testing.T) {
-	// A trace in sim's format, cut from seeds 409 and 38: c11's JoinGroup
+	// A trace in sim's format, cut from seeds 409 and 38 (as they ran
+	// before member ids and order became Kafka's): c11's JoinGroup
 	// answer is dropped; c8's is answered; c5 is sent an assignment
 	// without t2-1 and revokes it at 56.777s; c9 is sent one without
 	// t2-1 too but restarts before it revokes anything.
@@ -19,6 +21,7 @@ func TestObservationReadsTrace(t *testing.T) {
 {"t":59.7,"ev":"drop","from":{"process":"coordinator"},"to":{"process":"c11","incarnation":1},"msg":"JoinGroupResponse","detail":"network partition"}
 {"t":59.8,"ev":"recv","from":{"process":"coordinator"},"to":{"process":"c8","incarnation":1},"msg":"JoinGroupResponse"}
 {"t":56.015,"ev":"send","from":{"process":"coordinator"},"to":{"process":"c5","incarnation":1},"msg":"SyncGroupResponse","body":{"error":"NONE","assignment":{"t1":[0],"t2":[3,4]}}}
+{"t":56.02,"ev":"recv","from":{"process":"coordinator"},"to":{"process":"c5","incarnation":1},"msg":"SyncGroupResponse"}
 {"t":56.016,"ev":"send","from":{"process":"coordinator"},"to":{"process":"c9","incarnation":1},"msg":"SyncGroupResponse","body":{"error":"NONE","assignment":{"t2":[0]}}}
 {"t":56.3,"ev":"process_start","member":"c9","detail":"incarnation 3"}
 {"t":56.547,"ev":"group_type","detail":" consumer"}
@@ -49,6 +52,12 @@ func TestObservationReadsTrace(t *testing.T) {
 	// revocation is of a later process.
 	if want := []Since{{Member: "c5", At: 56.015}}; !slices.Equal(f.Revoking, want) {
 		t.Errorf("revoking %v, want %v", f.Revoking, want)
+	}
+	// c5 last heard from the coordinator at 56.02s, c9 at its start;
+	// c11 and c8 heard nothing before the finding (c8's answer comes
+	// after it).
+	if want := []Since{{Member: "c5", At: 56.02}, {Member: "c9", At: 56.3}}; !slices.Equal(f.Unheard, want) {
+		t.Errorf("unheard %v, want %v", f.Unheard, want)
 	}
 	// Only the conversion before the finding.
 	if want := []Conversion{{At: 56.547, To: "consumer"}}; !slices.Equal(f.Conversions, want) {

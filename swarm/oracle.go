@@ -59,10 +59,13 @@ type Failure struct {
 	// JoinGroup a network partition dropped, since they sent it; the
 	// members of the finding whose newest classic assignment, sent
 	// before At, leaves its partitions out and who revoke them after At,
-	// since that assignment was sent; and the group's conversions
-	// between the protocols up to At.
+	// since that assignment was sent; the members of the finding and
+	// when they last heard from the coordinator (anything it sent them
+	// that arrived, or their process's start) before At; and the
+	// group's conversions between the protocols up to At.
 	LostJoins   []Since
 	Revoking    []Since
+	Unheard     []Since
 	Conversions []Conversion
 }
 
