@@ -74,9 +74,13 @@ type latencyEdge struct {
 	x, atom, density float64
 }
 
-// pieceChunks are latency pieces in the order they were added, in the
-// chunks of a pieceLog: they are read where they lie, never copied.
-type pieceChunks [][]latencyPiece
+// pieceChunks are latency pieces in the order they were added, as the
+// runs of a pieceLog in its chunks: they are read where they lie, never
+// copied.
+type pieceChunks struct {
+	chunks [][]loggedRun
+	splits []runSplit
+}
 
 // latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
 // ascending) and, once counted, the histogram of each window.
@@ -112,14 +116,14 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 		}
 		r.n = 0
 	}
-	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece) {
+	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece, n int) {
 		r := &other
 		if q.w0 == 0 && q.w1 == 0 {
 			r = &zero
 		}
-		if !r.extends(q) {
+		if !r.extends(q, n) {
 			flush(r)
-			r.start(q, cursors, nil)
+			r.start(q, n, cursors, nil)
 			if r == &other && r.atZero {
 				flush(&zero)
 				flush(r)
@@ -309,10 +313,10 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 		}
 	}
 	fedWindow := func(k, i int) bool { return len(feeds[k][i]) > 0 }
-	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece) {
-		if !run.extends(q) {
+	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece, n int) {
+		if !run.extends(q, n) {
 			flush()
-			run.start(q, cursors, fedWindow)
+			run.start(q, n, cursors, fedWindow)
 		}
 	})
 	flush()
@@ -777,30 +781,131 @@ func latencySeriesOf(bounds []float64, steps []LatencyStats) LatencySeries {
 	return s
 }
 
-// pieceLog holds the pieces of a run in fixed-size chunks, so that a long
-// run's millions of pieces are never copied to grow the store.
+// pieceLog holds the pieces of a run as runs of pieces alike to the bit
+// (a piece and how many times it comes), in fixed-size chunks, so that a
+// long run's millions of pieces are neither copied to grow the store nor
+// kept one by one: a member's partitions, under eager the whole group's,
+// stop and start together at the same rates and leave alike pieces side
+// by side. A piece is addressed by its run and its place in the run.
 type pieceLog struct {
-	chunks pieceChunks
-	n      int
+	pieceChunks
+	n    int     // runs
+	free []int32 // splits no longer in use, to reuse
+}
+
+// loggedRun is n pieces alike, q, one after another; or, if split is not
+// 0, the pieces splits[split-1] describes.
+type loggedRun struct {
+	q     latencyPiece
+	n     int32
+	split int32
+}
+
+// runSplit is a run whose pieces are no longer all alike: the ledger
+// extends a partition's last piece in place, and the partitions of a run
+// are extended one by one. Either the first m pieces are ext and the rest
+// the run's q (the partitions extended so far, in the run's order, alike),
+// or, if pieces is not nil, the pieces one by one.
+type runSplit struct {
+	ext    latencyPiece
+	m      int32
+	pieces []latencyPiece
 }
 
 const pieceChunk = 1 << 14
 
-// add appends a piece and returns its index.
-func (l *pieceLog) add(q latencyPiece) int {
-	if l.n%pieceChunk == 0 {
-		l.chunks = append(l.chunks, make([]latencyPiece, 0, pieceChunk))
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, q)
-	l.n++
-	return l.n - 1
+// samePiece reports whether two pieces are alike to the bit.
+func samePiece(a, b latencyPiece) bool {
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	return same(a.t0, b.t0) && same(a.t1, b.t1) && same(a.w0, b.w0) && same(a.w1, b.w1) && same(a.mass, b.mass)
 }
 
-// at returns the piece at index i, or nil if there is none.
-func (l *pieceLog) at(i int) *latencyPiece {
+func (l *pieceLog) run(i int) *loggedRun { return &l.chunks[i/pieceChunk][i%pieceChunk] }
+
+// add appends a piece and returns its run and its place in the run: the
+// last run if the piece is like its last pieces.
+func (l *pieceLog) add(q latencyPiece) (run, at int) {
+	if l.n > 0 {
+		r := l.run(l.n - 1)
+		if (r.split == 0 || l.splits[r.split-1].pieces == nil) && r.n < math.MaxInt32 && samePiece(r.q, q) {
+			r.n++
+			return l.n - 1, int(r.n) - 1
+		}
+	}
+	if l.n%pieceChunk == 0 {
+		l.chunks = append(l.chunks, make([]loggedRun, 0, pieceChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, loggedRun{q: q, n: 1})
+	l.n++
+	return l.n - 1, 0
+}
+
+// at returns piece k of run i, or nil if there is none. It is not to be
+// written through: set changes a piece.
+func (l *pieceLog) at(i, k int) *latencyPiece {
 	if i < 0 || i >= l.n {
 		return nil
 	}
-	return &l.chunks[i/pieceChunk][i%pieceChunk]
+	r := l.run(i)
+	if r.split == 0 {
+		return &r.q
+	}
+	s := &l.splits[r.split-1]
+	switch {
+	case s.pieces != nil:
+		return &s.pieces[k]
+	case k < int(s.m):
+		return &s.ext
+	}
+	return &r.q
+}
+
+// set replaces piece k of run i with q. The partitions of a run extended
+// alike in the run's order keep it a run (its first pieces extended, then
+// all of it); any other change keeps the run's pieces one by one.
+func (l *pieceLog) set(i, k int, q latencyPiece) {
+	r := l.run(i)
+	if r.split == 0 {
+		if r.n == 1 {
+			r.q = q
+			return
+		}
+		if k == 0 {
+			r.split = l.newSplit(runSplit{ext: q, m: 1})
+			return
+		}
+		r.split = l.newSplit(runSplit{})
+	}
+	s := &l.splits[r.split-1]
+	if s.pieces == nil && s.m > 0 && k == int(s.m) && samePiece(q, s.ext) {
+		if s.m++; s.m == r.n {
+			r.q = s.ext
+			l.free = append(l.free, r.split)
+			l.splits[r.split-1] = runSplit{}
+			r.split = 0
+		}
+		return
+	}
+	if s.pieces == nil {
+		s.pieces = make([]latencyPiece, r.n)
+		for j := range s.pieces {
+			s.pieces[j] = r.q
+			if j < int(s.m) {
+				s.pieces[j] = s.ext
+			}
+		}
+	}
+	s.pieces[k] = q
+}
+
+func (l *pieceLog) newSplit(s runSplit) int32 {
+	if n := len(l.free); n > 0 {
+		at := l.free[n-1]
+		l.free = l.free[:n-1]
+		l.splits[at-1] = s
+		return at
+	}
+	l.splits = append(l.splits, s)
+	return int32(len(l.splits))
 }

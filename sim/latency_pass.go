@@ -26,7 +26,7 @@ type pieceReach struct {
 }
 
 func newPieceReach(p pieceChunks) *pieceReach {
-	r := &pieceReach{set: make(pieceSet, (p.len()+63)/64), spans: make([]timeSpan, len(p))}
+	r := &pieceReach{set: make(pieceSet, (p.len()+63)/64), spans: make([]timeSpan, len(p.chunks))}
 	for c := range r.spans {
 		r.spans[c] = timeSpan{t0: math.Inf(1), t1: math.Inf(-1)}
 	}
@@ -36,37 +36,53 @@ func newPieceReach(p pieceChunks) *pieceReach {
 // everyPiece is the reach of every piece.
 func everyPiece(p pieceChunks) *pieceReach {
 	r := newPieceReach(p)
-	p.each(nil, nil, func(c, i int, q *latencyPiece) { r.add(c, i, q) })
+	p.each(nil, nil, func(c, i int, q *latencyPiece, _ int) { r.add(c, i, q) })
 	return r
 }
 
-// add adds piece i, q, of chunk c.
+// add adds run i, of pieces like q, of chunk c.
 func (r *pieceReach) add(c, i int, q *latencyPiece) {
 	r.set[i>>6] |= 1 << (i & 63)
 	sp := &r.spans[c]
 	sp.t0, sp.t1 = min(sp.t0, q.t0), max(sp.t1, q.t1)
 }
 
-// len is the number of pieces.
+// len is the number of runs.
 func (p pieceChunks) len() int {
 	n := 0
-	for _, c := range p {
+	for _, c := range p.chunks {
 		n += len(c)
 	}
 	return n
 }
 
-// each calls fn with the chunk, index and address of every piece in set
-// (every piece if set is nil), in the order they were added, skipping the
-// chunks that chunks (if not nil) does not want.
-func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i int, q *latencyPiece)) {
+// each calls fn with the chunk, index and pieces of every run in set
+// (every run if set is nil): n pieces alike, q, in the order they were
+// added, skipping the chunks that chunks (if not nil) does not want. A
+// run no longer alike comes as its pieces.
+func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i int, q *latencyPiece, n int)) {
 	base := 0
-	for c, chunk := range p {
+	run := func(c, i int, r *loggedRun) {
+		if r.split == 0 {
+			fn(c, i, &r.q, int(r.n))
+			return
+		}
+		s := &p.splits[r.split-1]
+		if s.pieces == nil {
+			fn(c, i, &s.ext, int(s.m))
+			fn(c, i, &r.q, int(r.n-s.m))
+			return
+		}
+		for j := range s.pieces {
+			fn(c, i, &s.pieces[j], 1)
+		}
+	}
+	for c, chunk := range p.chunks {
 		switch {
 		case chunks != nil && !chunks(c):
 		case set == nil:
 			for j := range chunk {
-				fn(c, base+j, &chunk[j])
+				run(c, base+j, &chunk[j])
 			}
 		default:
 			for j := 0; j < len(chunk); {
@@ -80,7 +96,7 @@ func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i in
 				if j >= len(chunk) {
 					break
 				}
-				fn(c, base+j, &chunk[j])
+				run(c, base+j, &chunk[j])
 				j++
 			}
 		}
@@ -161,21 +177,20 @@ type windowClip struct {
 	c           latencyPiece
 }
 
-// extends reports whether q is like the run's pieces, and if so counts it
-// in.
-func (r *pieceRun) extends(q *latencyPiece) bool {
-	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
-	if r.n == 0 || !same(r.q.t0, q.t0) || !same(r.q.t1, q.t1) || !same(r.q.w0, q.w0) || !same(r.q.w1, q.w1) || !same(r.q.mass, q.mass) {
+// extends reports whether q is like the run's pieces, and if so counts n
+// of them in.
+func (r *pieceRun) extends(q *latencyPiece, n int) bool {
+	if r.n == 0 || !samePiece(r.q, *q) {
 		return false
 	}
-	r.n++
+	r.n += n
 	return true
 }
 
-// start starts a run at q, cut into the windows of each cursor's set
+// start starts a run at n pieces like q, cut into the windows of each cursor's set
 // that want (if not nil) picks.
-func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set, window int) bool) {
-	r.q, r.n, r.clips, r.above, r.atZero = *q, 1, r.clips[:0], false, false
+func (r *pieceRun) start(q *latencyPiece, n int, cursors []windowCursor, want func(set, window int) bool) {
+	r.q, r.n, r.clips, r.above, r.atZero = *q, n, r.clips[:0], false, false
 	for k := range cursors {
 		cur := &cursors[k]
 		from, to := cur.windows(q)

@@ -13,9 +13,9 @@ import (
 // added, with the plain search for the windows: the obvious reading the
 // passes must match bit for bit. An instant belongs to the window it
 // starts (the last one if it lies on the last bound).
-func eachPieceClip(pieces pieceChunks, sets []latencyWindowSet, fn func(set, window int, c latencyPiece)) {
-	for _, chunk := range pieces {
-		for _, q := range chunk {
+func eachPieceClip(pieces []latencyPiece, sets []latencyWindowSet, fn func(set, window int, c latencyPiece)) {
+	{
+		for _, q := range pieces {
 			for k := range sets {
 				bounds := sets[k].bounds
 				n := len(bounds) - 1
@@ -44,7 +44,7 @@ func eachPieceClip(pieces pieceChunks, sets []latencyWindowSet, fn func(set, win
 
 // windowLatencyOneByOne is latencyWindows reading every piece, one at a
 // time, in every pass.
-func windowLatencyOneByOne(pieces pieceChunks, bounds [][]float64) ([]latencyWindowSet, [][]LatencyStats) {
+func windowLatencyOneByOne(pieces []latencyPiece, bounds [][]float64) ([]latencyWindowSet, [][]LatencyStats) {
 	sets := make([]latencyWindowSet, len(bounds))
 	for k, b := range bounds {
 		sets[k].bounds = b
@@ -76,6 +76,8 @@ func windowLatencyOneByOne(pieces pieceChunks, bounds [][]float64) ([]latencyWin
 // partitions leave them, split into chunks of uneven lengths, sometimes
 // in time order (so that chunks are skipped), with thousands of pieces
 // in some windows (so that the ranges are narrowed before the sweep),
+// stored one by one or as the ledger stores them (runs, some of them
+// extended in place in part or whole),
 // pieces and instants on the windows' bounds, episodes of no length
 // (two bounds alike), and pieces a rounding below latency 0.
 func TestLatencyPassesBitForBit(t *testing.T) {
@@ -111,9 +113,21 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 			slices.SortStableFunc(all, func(a, b latencyPiece) int { return cmp.Compare(a.t0, b.t0) })
 		}
 		var pieces pieceChunks
-		for rest := all; len(rest) > 0; {
-			n := min(len(rest), 1+rng.IntN(700))
-			pieces, rest = append(pieces, rest[:n]), rest[n:]
+		if trial%4 < 2 {
+			// One piece a run, in chunks of uneven lengths.
+			for rest := all; len(rest) > 0; {
+				n := min(len(rest), 1+rng.IntN(700))
+				chunk := make([]loggedRun, n)
+				for i, q := range rest[:n] {
+					chunk[i] = loggedRun{q: q, n: 1}
+				}
+				pieces.chunks, rest = append(pieces.chunks, chunk), rest[n:]
+			}
+		} else {
+			pieces = extendedRuns(rng, all)
+		}
+		if got := piecesOf(pieces); !slices.EqualFunc(got, all, samePiece) {
+			t.Fatalf("trial %d: the log holds %d pieces unlike the %d added", trial, len(got), len(all))
 		}
 		steps := latencySeriesBounds(0, 20)
 		episodes := []float64{0}
@@ -131,7 +145,7 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 		}
 		reach := countWindows(pieces, sets)
 		got := windowLatency(pieces, sets, reach)
-		wantSets, want := windowLatencyOneByOne(pieces, bounds)
+		wantSets, want := windowLatencyOneByOne(all, bounds)
 		for k := range bounds {
 			for i := range want[k] {
 				g, w := sets[k].hists[i], wantSets[k].hists[i]
@@ -146,5 +160,119 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// logOf is a pieceLog of the pieces, added one after another.
+func logOf(pieces []latencyPiece) pieceChunks {
+	var l pieceLog
+	for _, q := range pieces {
+		l.add(q)
+	}
+	return l.pieceChunks
+}
+
+// piecesOf are the pieces of the chunks one by one, in order.
+func piecesOf(p pieceChunks) []latencyPiece {
+	var out []latencyPiece
+	p.each(nil, nil, func(_, _ int, q *latencyPiece, n int) {
+		for range n {
+			out = append(out, *q)
+		}
+	})
+	return out
+}
+
+// extendedRuns stores the pieces in a pieceLog, as runs of alike ones,
+// and extends some of them in place as the ledger does (and all[i] with
+// them): every piece of a run alike in the run's order (which keeps it a
+// run), the first few of a run, or one piece anywhere (which keeps the
+// run's pieces one by one).
+func extendedRuns(rng *rand.Rand, all []latencyPiece) pieceChunks {
+	var l pieceLog
+	type place struct{ run, at int }
+	places := make([]place, len(all))
+	for i, q := range all {
+		r, at := l.add(q)
+		places[i] = place{r, at}
+	}
+	extended := func(q latencyPiece) latencyPiece {
+		q.t1, q.w1, q.mass = q.t1+1, q.w1+0.5, q.mass*2
+		return q
+	}
+	for range rng.IntN(20) {
+		i := rng.IntN(len(all))
+		first := i - places[i].at
+		n := 1
+		for first+n < len(all) && places[first+n].run == places[i].run {
+			n++
+		}
+		switch rng.IntN(3) {
+		case 0:
+			n = 1 + rng.IntN(n) // the first few
+			fallthrough
+		case 1:
+			q := extended(all[first])
+			for j := first; j < first+n; j++ {
+				all[j] = q
+				l.set(places[j].run, places[j].at, q)
+			}
+		default:
+			all[i] = extended(all[i])
+			l.set(places[i].run, places[i].at, all[i])
+		}
+	}
+	return l.pieceChunks
+}
+
+// TestPieceLogRuns checks how the log keeps alike pieces: as one run
+// while they stay alike, through extensions in the run's order, and piece
+// by piece once one of them is changed out of that order.
+func TestPieceLogRuns(t *testing.T) {
+	a := latencyPiece{t0: 1, t1: 2, w0: 1, w1: 0.5, mass: 10}
+	b := latencyPiece{t0: 1, t1: 3, w0: 1, w1: 0, mass: 20} // a extended
+	c := latencyPiece{t0: 5, t1: 6, mass: 1}
+	for _, tc := range []struct {
+		name  string
+		sets  []int // places in the first run set to b, in turn
+		runs  int   // runs in the log
+		split bool  // whether the first run is split
+		want  []latencyPiece
+	}{
+		// Three alike and one other piece: two runs.
+		{"alike", nil, 2, false, []latencyPiece{a, a, a, c}},
+		// Extended alike in order: one run again, of b.
+		{"extended in order", []int{0, 1, 2}, 2, false, []latencyPiece{b, b, b, c}},
+		// The first two extended: b, b then a.
+		{"first two extended", []int{0, 1}, 2, true, []latencyPiece{b, b, a, c}},
+		// Out of order: the run's pieces one by one.
+		{"out of order", []int{1}, 2, true, []latencyPiece{a, b, a, c}},
+		{"in order, then out", []int{0, 2}, 2, true, []latencyPiece{b, a, b, c}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l pieceLog
+			for _, q := range []latencyPiece{a, a, a} {
+				if r, _ := l.add(q); r != 0 {
+					t.Fatalf("alike piece added to run %d, want 0", r)
+				}
+			}
+			for _, k := range tc.sets {
+				l.set(0, k, b)
+			}
+			if r, at := l.add(c); r != 1 || at != 0 {
+				t.Fatalf("other piece added at run %d place %d, want 1, 0", r, at)
+			}
+			if l.n != tc.runs || (l.run(0).split != 0) != tc.split {
+				t.Errorf("%d runs, first split %v; want %d, %v", l.n, l.run(0).split != 0, tc.runs, tc.split)
+			}
+			if got := piecesOf(l.pieceChunks); !slices.EqualFunc(got, tc.want, samePiece) {
+				t.Errorf("pieces %v, want %v", got, tc.want)
+			}
+			for k, w := range tc.want[:3] {
+				if got := l.at(0, k); !samePiece(*got, w) {
+					t.Errorf("at(0, %d) = %v, want %v", k, *got, w)
+				}
+			}
+		})
 	}
 }
