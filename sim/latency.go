@@ -78,8 +78,11 @@ type latencyEdge struct {
 // runs of a pieceLog in its chunks: they are read where they lie, never
 // copied.
 type pieceChunks struct {
-	chunks [][]loggedRun
-	splits []runSplit
+	chunks [][]loggedRun    // the pieces but the caught-up stretches, as runs
+	splits []runSplit       // of the runs no longer alike
+	places []runPlaces      // of the runs that caught-up stretches come between
+	zeros  [][]latencyPiece // the caught-up stretches
+	nzero  int
 }
 
 // latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
@@ -116,9 +119,10 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 		}
 		r.n = 0
 	}
-	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece, n int) {
+	// piece reads n pieces like q (of run at of chunk, if chunk is not -1).
+	piece := func(chunk, at int, q *latencyPiece, n int) {
 		r := &other
-		if q.w0 == 0 && q.w1 == 0 {
+		if q.atZero() {
 			r = &zero
 		}
 		if !r.extends(q, n) {
@@ -129,10 +133,32 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 				flush(r)
 			}
 		}
-		if r.above {
+		if r.above && chunk >= 0 {
 			reach.add(chunk, at, q)
 		}
+	}
+	// The caught-up stretches kept apart are read in their place among
+	// the other pieces where it matters: before a piece that adds records
+	// to bucket 0. Pieces like one that does not are read as one run.
+	read := 0
+	zerosTo := func(upto int) {
+		for ; read < upto; read++ {
+			piece(-1, 0, &pieces.zeros[read/pieceChunk][read%pieceChunk], 1)
+		}
+	}
+	pieces.eachPlaced(func(chunk, at int, q *latencyPiece, n int, place func(j int) int) {
+		zerosTo(place(0))
+		piece(chunk, at, q, 1)
+		if q.atZero() || other.n == 0 {
+			for j := 1; j < n; j++ {
+				zerosTo(place(j))
+				piece(chunk, at, q, 1)
+			}
+		} else if n > 1 {
+			piece(chunk, at, q, n-1)
+		}
 	})
+	zerosTo(pieces.nzero)
 	flush(&zero)
 	flush(&other)
 	return reach
@@ -781,24 +807,33 @@ func latencySeriesOf(bounds []float64, steps []LatencyStats) LatencySeries {
 	return s
 }
 
-// pieceLog holds the pieces of a run as runs of pieces alike to the bit
-// (a piece and how many times it comes), in fixed-size chunks, so that a
-// long run's millions of pieces are neither copied to grow the store nor
-// kept one by one: a member's partitions, under eager the whole group's,
-// stop and start together at the same rates and leave alike pieces side
-// by side. A piece is addressed by its run and its place in the run.
+// pieceLog holds the pieces of a run, in fixed-size chunks, so that a long
+// run's millions of pieces are neither copied to grow the store nor kept
+// one by one. A member's partitions, under eager the whole group's, stop
+// and start together at the same rates and leave alike pieces, but each
+// partition's caught-up stretch (at latency 0) comes between them and
+// differs from the others': so the caught-up stretches are kept apart,
+// in order, and the other pieces as runs of pieces alike to the bit (a
+// piece and how many times it comes), each piece with its place among
+// the caught-up stretches. A piece is addressed by its run and its place
+// in the run, a caught-up stretch by its index and place -1.
 type pieceLog struct {
 	pieceChunks
-	n    int     // runs
-	free []int32 // splits no longer in use, to reuse
+	n      int     // runs
+	free   []int32 // splits no longer in use, to reuse
+	strays int     // caught-up stretches extended off latency 0
 }
 
 // loggedRun is n pieces alike, q, one after another; or, if split is not
-// 0, the pieces splits[split-1] describes.
+// 0, the pieces splits[split-1] describes. The first comes after zeroAt
+// caught-up stretches, and the others (if places is not 0) where
+// places[places-1] says.
 type loggedRun struct {
-	q     latencyPiece
-	n     int32
-	split int32
+	q      latencyPiece
+	n      int32
+	split  int32
+	zeroAt int32
+	places int32
 }
 
 // runSplit is a run whose pieces are no longer all alike: the ledger
@@ -812,6 +847,13 @@ type runSplit struct {
 	pieces []latencyPiece
 }
 
+// runPlaces are how many caught-up stretches come before each piece of a
+// run: list[j] for piece j, or if list is nil zeroAt + j*stride.
+type runPlaces struct {
+	stride int32
+	list   []int32
+}
+
 const pieceChunk = 1 << 14
 
 // samePiece reports whether two pieces are alike to the bit.
@@ -820,14 +862,30 @@ func samePiece(a, b latencyPiece) bool {
 	return same(a.t0, b.t0) && same(a.t1, b.t1) && same(a.w0, b.w0) && same(a.w1, b.w1) && same(a.mass, b.mass)
 }
 
+// atZero reports whether the piece is a caught-up stretch: at latency 0
+// throughout.
+func (q latencyPiece) atZero() bool { return q.w0 == 0 && q.w1 == 0 }
+
 func (l *pieceLog) run(i int) *loggedRun { return &l.chunks[i/pieceChunk][i%pieceChunk] }
 
-// add appends a piece and returns its run and its place in the run: the
-// last run if the piece is like its last pieces.
+// add appends a piece and returns its run and its place in the run (the
+// last run if the piece is like its pieces), or for a caught-up stretch
+// its index and -1.
 func (l *pieceLog) add(q latencyPiece) (run, at int) {
+	if q.atZero() {
+		if l.nzero%pieceChunk == 0 {
+			l.zeros = append(l.zeros, make([]latencyPiece, 0, pieceChunk))
+		}
+		c := &l.zeros[len(l.zeros)-1]
+		*c = append(*c, q)
+		l.nzero++
+		return l.nzero - 1, -1
+	}
+	z := int32(l.nzero)
 	if l.n > 0 {
 		r := l.run(l.n - 1)
 		if (r.split == 0 || l.splits[r.split-1].pieces == nil) && r.n < math.MaxInt32 && samePiece(r.q, q) {
+			l.placeNext(r, z)
 			r.n++
 			return l.n - 1, int(r.n) - 1
 		}
@@ -836,14 +894,54 @@ func (l *pieceLog) add(q latencyPiece) (run, at int) {
 		l.chunks = append(l.chunks, make([]loggedRun, 0, pieceChunk))
 	}
 	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, loggedRun{q: q, n: 1})
+	*c = append(*c, loggedRun{q: q, n: 1, zeroAt: z})
 	l.n++
 	return l.n - 1, 0
 }
 
-// at returns piece k of run i, or nil if there is none. It is not to be
-// written through: set changes a piece.
+// placeNext records that the next piece of run r comes after z caught-up
+// stretches.
+func (l *pieceLog) placeNext(r *loggedRun, z int32) {
+	j := r.n
+	if r.places == 0 {
+		switch {
+		case z == r.zeroAt:
+			return
+		case j == 1:
+			l.places = append(l.places, runPlaces{stride: z - r.zeroAt})
+			r.places = int32(len(l.places))
+			return
+		}
+		list := make([]int32, j, j+1)
+		for i := range list {
+			list[i] = r.zeroAt
+		}
+		l.places = append(l.places, runPlaces{list: append(list, z)})
+		r.places = int32(len(l.places))
+		return
+	}
+	p := &l.places[r.places-1]
+	if p.list == nil {
+		if int64(z) == int64(r.zeroAt)+int64(j)*int64(p.stride) {
+			return
+		}
+		p.list = make([]int32, j, j+1)
+		for i := range p.list {
+			p.list[i] = r.zeroAt + int32(i)*p.stride
+		}
+	}
+	p.list = append(p.list, z)
+}
+
+// at returns piece k of run i (caught-up stretch i if k is -1), or nil if
+// there is none. It is not to be written through: set changes a piece.
 func (l *pieceLog) at(i, k int) *latencyPiece {
+	if k < 0 {
+		if i < 0 || i >= l.nzero {
+			return nil
+		}
+		return &l.zeros[i/pieceChunk][i%pieceChunk]
+	}
 	if i < 0 || i >= l.n {
 		return nil
 	}
@@ -861,10 +959,18 @@ func (l *pieceLog) at(i, k int) *latencyPiece {
 	return &r.q
 }
 
-// set replaces piece k of run i with q. The partitions of a run extended
-// alike in the run's order keep it a run (its first pieces extended, then
-// all of it); any other change keeps the run's pieces one by one.
+// set replaces piece k of run i (caught-up stretch i if k is -1) with q.
+// The partitions of a run extended alike in the run's order keep it a run
+// (its first pieces extended, then all of it); any other change keeps the
+// run's pieces one by one.
 func (l *pieceLog) set(i, k int, q latencyPiece) {
+	if k < 0 {
+		if !q.atZero() {
+			l.strays++
+		}
+		l.zeros[i/pieceChunk][i%pieceChunk] = q
+		return
+	}
 	r := l.run(i)
 	if r.split == 0 {
 		if r.n == 1 {
@@ -908,4 +1014,30 @@ func (l *pieceLog) newSplit(s runSplit) int32 {
 	}
 	l.splits = append(l.splits, s)
 	return int32(len(l.splits))
+}
+
+// read returns the pieces to read. A caught-up stretch extended off
+// latency 0 (which the passes' searches would have to read among the
+// other pieces) is rare: then the pieces are copied, in order, into runs
+// with no caught-up stretches kept apart.
+func (l *pieceLog) read() pieceChunks {
+	if l.strays == 0 {
+		return l.pieceChunks
+	}
+	var flat pieceLog
+	l.all(func(q *latencyPiece) {
+		if flat.n > 0 {
+			if r := flat.run(flat.n - 1); r.n < math.MaxInt32 && samePiece(r.q, *q) {
+				r.n++
+				return
+			}
+		}
+		if flat.n%pieceChunk == 0 {
+			flat.chunks = append(flat.chunks, make([]loggedRun, 0, pieceChunk))
+		}
+		c := &flat.chunks[len(flat.chunks)-1]
+		*c = append(*c, loggedRun{q: *q, n: 1})
+		flat.n++
+	})
+	return flat.pieceChunks
 }

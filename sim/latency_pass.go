@@ -59,30 +59,82 @@ func (p pieceChunks) len() int {
 // each calls fn with the chunk, index and pieces of every run in set
 // (every run if set is nil): n pieces alike, q, in the order they were
 // added, skipping the chunks that chunks (if not nil) does not want. A
-// run no longer alike comes as its pieces.
+// run no longer alike comes as its pieces. The caught-up stretches kept
+// apart are not among them: they leave at latency 0 and no search reads
+// them.
 func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i int, q *latencyPiece, n int)) {
-	base := 0
-	run := func(c, i int, r *loggedRun) {
-		if r.split == 0 {
-			fn(c, i, &r.q, int(r.n))
-			return
+	p.runs(set, chunks, func(c, i int, r *loggedRun) {
+		p.parts(r, func(q *latencyPiece, _, n int) { fn(c, i, q, n) })
+	})
+}
+
+// eachPlaced is each over every run, with place(j), the number of
+// caught-up stretches kept apart that come before piece j of the n.
+func (p pieceChunks) eachPlaced(fn func(c, i int, q *latencyPiece, n int, place func(j int) int)) {
+	p.runs(nil, nil, func(c, i int, r *loggedRun) {
+		p.parts(r, func(q *latencyPiece, j0, n int) {
+			fn(c, i, q, n, func(j int) int { return p.place(r, j0+j) })
+		})
+	})
+}
+
+// all calls fn with every piece, caught-up stretches among them, one by
+// one in the order they were added.
+func (p pieceChunks) all(fn func(q *latencyPiece)) {
+	read := 0
+	p.eachPlaced(func(_, _ int, q *latencyPiece, n int, place func(j int) int) {
+		for j := range n {
+			for ; read < place(j); read++ {
+				fn(&p.zeros[read/pieceChunk][read%pieceChunk])
+			}
+			fn(q)
 		}
-		s := &p.splits[r.split-1]
-		if s.pieces == nil {
-			fn(c, i, &s.ext, int(s.m))
-			fn(c, i, &r.q, int(r.n-s.m))
-			return
-		}
-		for j := range s.pieces {
-			fn(c, i, &s.pieces[j], 1)
-		}
+	})
+	for ; read < p.nzero; read++ {
+		fn(&p.zeros[read/pieceChunk][read%pieceChunk])
 	}
+}
+
+// place is the number of caught-up stretches before piece j of run r.
+func (p pieceChunks) place(r *loggedRun, j int) int {
+	if r.places == 0 {
+		return int(r.zeroAt)
+	}
+	pl := &p.places[r.places-1]
+	if pl.list != nil {
+		return int(pl.list[j])
+	}
+	return int(r.zeroAt) + j*int(pl.stride)
+}
+
+// parts calls fn with the pieces of run r: n alike, q, from its piece j0.
+func (p pieceChunks) parts(r *loggedRun, fn func(q *latencyPiece, j0, n int)) {
+	if r.split == 0 {
+		fn(&r.q, 0, int(r.n))
+		return
+	}
+	s := &p.splits[r.split-1]
+	if s.pieces == nil {
+		fn(&s.ext, 0, int(s.m))
+		fn(&r.q, int(s.m), int(r.n-s.m))
+		return
+	}
+	for j := range s.pieces {
+		fn(&s.pieces[j], j, 1)
+	}
+}
+
+// runs calls fn with the chunk, index and address of every run in set
+// (every run if set is nil), in order, skipping the chunks that chunks
+// (if not nil) does not want.
+func (p pieceChunks) runs(set pieceSet, chunks func(c int) bool, fn func(c, i int, r *loggedRun)) {
+	base := 0
 	for c, chunk := range p.chunks {
 		switch {
 		case chunks != nil && !chunks(c):
 		case set == nil:
 			for j := range chunk {
-				run(c, base+j, &chunk[j])
+				fn(c, base+j, &chunk[j])
 			}
 		default:
 			for j := 0; j < len(chunk); {
@@ -96,7 +148,7 @@ func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i in
 				if j >= len(chunk) {
 					break
 				}
-				run(c, base+j, &chunk[j])
+				fn(c, base+j, &chunk[j])
 				j++
 			}
 		}

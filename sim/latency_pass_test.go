@@ -124,7 +124,7 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 				pieces.chunks, rest = append(pieces.chunks, chunk), rest[n:]
 			}
 		} else {
-			pieces = extendedRuns(rng, all)
+			pieces = extendedRuns(rng, all, trial%8 == 3)
 		}
 		if got := piecesOf(pieces); !slices.EqualFunc(got, all, samePiece) {
 			t.Fatalf("trial %d: the log holds %d pieces unlike the %d added", trial, len(got), len(all))
@@ -169,17 +169,13 @@ func logOf(pieces []latencyPiece) pieceChunks {
 	for _, q := range pieces {
 		l.add(q)
 	}
-	return l.pieceChunks
+	return l.read()
 }
 
 // piecesOf are the pieces of the chunks one by one, in order.
 func piecesOf(p pieceChunks) []latencyPiece {
 	var out []latencyPiece
-	p.each(nil, nil, func(_, _ int, q *latencyPiece, n int) {
-		for range n {
-			out = append(out, *q)
-		}
-	})
+	p.all(func(q *latencyPiece) { out = append(out, *q) })
 	return out
 }
 
@@ -187,14 +183,19 @@ func piecesOf(p pieceChunks) []latencyPiece {
 // and extends some of them in place as the ledger does (and all[i] with
 // them): every piece of a run alike in the run's order (which keeps it a
 // run), the first few of a run, or one piece anywhere (which keeps the
-// run's pieces one by one).
-func extendedRuns(rng *rand.Rand, all []latencyPiece) pieceChunks {
+// run's pieces one by one; a caught-up stretch, off latency 0, only if
+// strays).
+func extendedRuns(rng *rand.Rand, all []latencyPiece, strays bool) pieceChunks {
 	var l pieceLog
 	type place struct{ run, at int }
 	places := make([]place, len(all))
+	members := map[int][]int{} // the pieces of each run, by their index in all
 	for i, q := range all {
 		r, at := l.add(q)
 		places[i] = place{r, at}
+		if at >= 0 {
+			members[r] = append(members[r], i)
+		}
 	}
 	extended := func(q latencyPiece) latencyPiece {
 		q.t1, q.w1, q.mass = q.t1+1, q.w1+0.5, q.mass*2
@@ -202,57 +203,71 @@ func extendedRuns(rng *rand.Rand, all []latencyPiece) pieceChunks {
 	}
 	for range rng.IntN(20) {
 		i := rng.IntN(len(all))
-		first := i - places[i].at
-		n := 1
-		for first+n < len(all) && places[first+n].run == places[i].run {
-			n++
+		run := members[places[i].run]
+		if places[i].at < 0 {
+			run = nil // a caught-up stretch
 		}
 		switch rng.IntN(3) {
 		case 0:
-			n = 1 + rng.IntN(n) // the first few
+			if run != nil {
+				run = run[:1+rng.IntN(len(run))] // the first few
+			}
 			fallthrough
 		case 1:
-			q := extended(all[first])
-			for j := first; j < first+n; j++ {
+			if run == nil {
+				break
+			}
+			q := extended(all[run[0]])
+			for _, j := range run {
 				all[j] = q
 				l.set(places[j].run, places[j].at, q)
 			}
 		default:
+			if places[i].at < 0 && !strays {
+				break
+			}
 			all[i] = extended(all[i])
 			l.set(places[i].run, places[i].at, all[i])
 		}
 	}
-	return l.pieceChunks
+	return l.read()
 }
 
 // TestPieceLogRuns checks how the log keeps alike pieces: as one run
-// while they stay alike, through extensions in the run's order, and piece
-// by piece once one of them is changed out of that order.
+// while they stay alike, with a caught-up stretch between them (kept
+// apart), through extensions in the run's order, and piece by piece once
+// one of them is changed out of that order.
 func TestPieceLogRuns(t *testing.T) {
 	a := latencyPiece{t0: 1, t1: 2, w0: 1, w1: 0.5, mass: 10}
 	b := latencyPiece{t0: 1, t1: 3, w0: 1, w1: 0, mass: 20} // a extended
-	c := latencyPiece{t0: 5, t1: 6, mass: 1}
+	z := latencyPiece{t0: 0, t1: 1, mass: 5}                // caught up
+	c := latencyPiece{t0: 5, t1: 6, w0: 0.2, w1: 0.2, mass: 1}
 	for _, tc := range []struct {
 		name  string
 		sets  []int // places in the first run set to b, in turn
-		runs  int   // runs in the log
 		split bool  // whether the first run is split
 		want  []latencyPiece
 	}{
-		// Three alike and one other piece: two runs.
-		{"alike", nil, 2, false, []latencyPiece{a, a, a, c}},
+		// Three alike, a caught-up stretch after the first, one other
+		// piece: two runs and the stretch.
+		{"alike", nil, false, []latencyPiece{a, z, a, a, c}},
 		// Extended alike in order: one run again, of b.
-		{"extended in order", []int{0, 1, 2}, 2, false, []latencyPiece{b, b, b, c}},
+		{"extended in order", []int{0, 1, 2}, false, []latencyPiece{b, z, b, b, c}},
 		// The first two extended: b, b then a.
-		{"first two extended", []int{0, 1}, 2, true, []latencyPiece{b, b, a, c}},
+		{"first two extended", []int{0, 1}, true, []latencyPiece{b, z, b, a, c}},
 		// Out of order: the run's pieces one by one.
-		{"out of order", []int{1}, 2, true, []latencyPiece{a, b, a, c}},
-		{"in order, then out", []int{0, 2}, 2, true, []latencyPiece{b, a, b, c}},
+		{"out of order", []int{1}, true, []latencyPiece{a, z, b, a, c}},
+		{"in order, then out", []int{0, 2}, true, []latencyPiece{b, z, a, b, c}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var l pieceLog
-			for _, q := range []latencyPiece{a, a, a} {
-				if r, _ := l.add(q); r != 0 {
+			for i, q := range []latencyPiece{a, z, a, a} {
+				r, at := l.add(q)
+				if want := 0; i == 1 {
+					if r != 0 || at != -1 {
+						t.Fatalf("caught-up stretch added at run %d place %d, want 0, -1", r, at)
+					}
+				} else if r != want {
 					t.Fatalf("alike piece added to run %d, want 0", r)
 				}
 			}
@@ -262,13 +277,13 @@ func TestPieceLogRuns(t *testing.T) {
 			if r, at := l.add(c); r != 1 || at != 0 {
 				t.Fatalf("other piece added at run %d place %d, want 1, 0", r, at)
 			}
-			if l.n != tc.runs || (l.run(0).split != 0) != tc.split {
-				t.Errorf("%d runs, first split %v; want %d, %v", l.n, l.run(0).split != 0, tc.runs, tc.split)
+			if l.n != 2 || l.nzero != 1 || (l.run(0).split != 0) != tc.split {
+				t.Errorf("%d runs, %d caught-up stretches, first split %v; want 2, 1, %v", l.n, l.nzero, l.run(0).split != 0, tc.split)
 			}
-			if got := piecesOf(l.pieceChunks); !slices.EqualFunc(got, tc.want, samePiece) {
+			if got := piecesOf(l.read()); !slices.EqualFunc(got, tc.want, samePiece) {
 				t.Errorf("pieces %v, want %v", got, tc.want)
 			}
-			for k, w := range tc.want[:3] {
+			for k, w := range []latencyPiece{tc.want[0], tc.want[2], tc.want[3]} {
 				if got := l.at(0, k); !samePiece(*got, w) {
 					t.Errorf("at(0, %d) = %v, want %v", k, *got, w)
 				}

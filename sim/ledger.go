@@ -1275,7 +1275,7 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 	m.PeakLagRecords = l.peakLag
 	m.MovedLoadRecordsPerSecond = l.movedLoad
 	a, b := sec(l.windowStart), sec(l.now())
-	st := latencyFromHist(l.pieces.pieceChunks, a, b, l.latencyHist(a, b))
+	st := latencyFromHist(l.pieces.read(), a, b, l.latencyHist(a, b))
 	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
 }
 
@@ -1291,7 +1291,7 @@ func roundRecords(x float64) float64 { return math.Round(x/recordGrain) / (1 / r
 // latencyHist returns the histogram of the records leaving within [a, b].
 func (l *ledger) latencyHist(a, b float64) *latencyHist {
 	if l.hist == nil || l.histA != a || l.histB != b {
-		l.hist, l.histA, l.histB = histOver(l.pieces.pieceChunks, a, b), a, b
+		l.hist, l.histA, l.histB = histOver(l.pieces.read(), a, b), a, b
 	}
 	return l.hist
 }
