@@ -78,12 +78,20 @@ type latencyEdge struct {
 // runs of a pieceLog in its chunks: they are read where they lie, never
 // copied.
 type pieceChunks struct {
-	chunks [][]loggedRun    // the pieces but the caught-up stretches, as runs
-	splits []runSplit       // of the runs no longer alike
-	places []runPlaces      // of the runs that caught-up stretches come between
-	zeros  [][]latencyPiece // the caught-up stretches
+	chunks [][]loggedRun // the pieces but the caught-up stretches, as runs
+	splits []runSplit    // of the runs no longer alike
+	places []runPlaces   // of the runs that caught-up stretches come between
+	zeros  [][]caughtUp  // the caught-up stretches
 	nzero  int
+	// strays are the caught-up stretches extended off latency 0, by
+	// index (rare: a continuation within a rounding of 0).
+	strays map[int]latencyPiece
 }
+
+// caughtUp is a caught-up stretch: a piece at latency 0 throughout.
+type caughtUp struct{ t0, t1, mass float64 }
+
+func (c caughtUp) piece() latencyPiece { return latencyPiece{t0: c.t0, t1: c.t1, mass: c.mass} }
 
 // latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
 // ascending) and, once counted, the histogram of each window.
@@ -141,9 +149,11 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	// the other pieces where it matters: before a piece that adds records
 	// to bucket 0. Pieces like one that does not are read as one run.
 	read := 0
+	var zq latencyPiece
 	zerosTo := func(upto int) {
 		for ; read < upto; read++ {
-			piece(-1, 0, &pieces.zeros[read/pieceChunk][read%pieceChunk], 1)
+			zq = pieces.zeros[read/pieceChunk][read%pieceChunk].piece()
+			piece(-1, 0, &zq, 1)
 		}
 	}
 	pieces.eachPlaced(func(chunk, at int, q *latencyPiece, n int, place func(j int) int) {
@@ -819,9 +829,9 @@ func latencySeriesOf(bounds []float64, steps []LatencyStats) LatencySeries {
 // in the run, a caught-up stretch by its index and place -1.
 type pieceLog struct {
 	pieceChunks
-	n      int     // runs
-	free   []int32 // splits no longer in use, to reuse
-	strays int     // caught-up stretches extended off latency 0
+	n       int          // runs
+	free    []int32      // splits no longer in use, to reuse
+	scratch latencyPiece // at's answer for a caught-up stretch
 }
 
 // loggedRun is n pieces alike, q, one after another; or, if split is not
@@ -866,18 +876,22 @@ func samePiece(a, b latencyPiece) bool {
 // throughout.
 func (q latencyPiece) atZero() bool { return q.w0 == 0 && q.w1 == 0 }
 
+// keptApart reports whether the log keeps the piece with the caught-up
+// stretches, which store no latency: at +0 throughout, to the bit.
+func (q latencyPiece) keptApart() bool { return math.Float64bits(q.w0)|math.Float64bits(q.w1) == 0 }
+
 func (l *pieceLog) run(i int) *loggedRun { return &l.chunks[i/pieceChunk][i%pieceChunk] }
 
 // add appends a piece and returns its run and its place in the run (the
 // last run if the piece is like its pieces), or for a caught-up stretch
 // its index and -1.
 func (l *pieceLog) add(q latencyPiece) (run, at int) {
-	if q.atZero() {
+	if q.keptApart() {
 		if l.nzero%pieceChunk == 0 {
-			l.zeros = append(l.zeros, make([]latencyPiece, 0, pieceChunk))
+			l.zeros = append(l.zeros, make([]caughtUp, 0, pieceChunk))
 		}
 		c := &l.zeros[len(l.zeros)-1]
-		*c = append(*c, q)
+		*c = append(*c, caughtUp{t0: q.t0, t1: q.t1, mass: q.mass})
 		l.nzero++
 		return l.nzero - 1, -1
 	}
@@ -940,7 +954,12 @@ func (l *pieceLog) at(i, k int) *latencyPiece {
 		if i < 0 || i >= l.nzero {
 			return nil
 		}
-		return &l.zeros[i/pieceChunk][i%pieceChunk]
+		if q, ok := l.strays[i]; ok {
+			l.scratch = q
+		} else {
+			l.scratch = l.zeros[i/pieceChunk][i%pieceChunk].piece()
+		}
+		return &l.scratch
 	}
 	if i < 0 || i >= l.n {
 		return nil
@@ -965,10 +984,15 @@ func (l *pieceLog) at(i, k int) *latencyPiece {
 // run's pieces one by one.
 func (l *pieceLog) set(i, k int, q latencyPiece) {
 	if k < 0 {
-		if !q.atZero() {
-			l.strays++
+		if !q.keptApart() {
+			if l.strays == nil {
+				l.strays = map[int]latencyPiece{}
+			}
+			l.strays[i] = q
+			return
 		}
-		l.zeros[i/pieceChunk][i%pieceChunk] = q
+		delete(l.strays, i)
+		l.zeros[i/pieceChunk][i%pieceChunk] = caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}
 		return
 	}
 	r := l.run(i)
@@ -1021,7 +1045,7 @@ func (l *pieceLog) newSplit(s runSplit) int32 {
 // other pieces) is rare: then the pieces are copied, in order, into runs
 // with no caught-up stretches kept apart.
 func (l *pieceLog) read() pieceChunks {
-	if l.strays == 0 {
+	if len(l.strays) == 0 {
 		return l.pieceChunks
 	}
 	var flat pieceLog

@@ -82,17 +82,23 @@ func (p pieceChunks) eachPlaced(fn func(c, i int, q *latencyPiece, n int, place 
 // one in the order they were added.
 func (p pieceChunks) all(fn func(q *latencyPiece)) {
 	read := 0
+	var zq latencyPiece
+	zerosTo := func(upto int) {
+		for ; read < upto; read++ {
+			var ok bool
+			if zq, ok = p.strays[read]; !ok {
+				zq = p.zeros[read/pieceChunk][read%pieceChunk].piece()
+			}
+			fn(&zq)
+		}
+	}
 	p.eachPlaced(func(_, _ int, q *latencyPiece, n int, place func(j int) int) {
 		for j := range n {
-			for ; read < place(j); read++ {
-				fn(&p.zeros[read/pieceChunk][read%pieceChunk])
-			}
+			zerosTo(place(j))
 			fn(q)
 		}
 	})
-	for ; read < p.nzero; read++ {
-		fn(&p.zeros[read/pieceChunk][read%pieceChunk])
-	}
+	zerosTo(p.nzero)
 }
 
 // place is the number of caught-up stretches before piece j of run r.
