@@ -131,7 +131,7 @@ func (w *world) result(series *Series) *Result {
 	// The chart's steps and the episodes are measured in the same passes
 	// over the pieces.
 	steps, episodes := latencySeriesBounds(sec(l.windowStart), sec(horizon)), w.episodeBounds()
-	windows := latencyWindows(l.pieces.chunks, steps, episodes)
+	windows := latencyWindows(l.pieces.read(), steps, episodes)
 	for i := range r.Convergence {
 		if j, ok := slices.BinarySearch(episodes, r.Convergence[i].At); ok && j < len(windows[1]) {
 			r.Convergence[i].Latency = windows[1][j]

@@ -74,9 +74,24 @@ type latencyEdge struct {
 	x, atom, density float64
 }
 
-// pieceChunks are latency pieces in the order they were added, in the
-// chunks of a pieceLog: they are read where they lie, never copied.
-type pieceChunks [][]latencyPiece
+// pieceChunks are latency pieces in the order they were added, as the
+// runs of a pieceLog in its chunks: they are read where they lie, never
+// copied.
+type pieceChunks struct {
+	chunks [][]loggedRun // the pieces but the caught-up stretches, as runs
+	splits []runSplit    // of the runs no longer alike
+	places []runPlaces   // of the runs that caught-up stretches come between
+	zeros  [][]caughtUp  // the caught-up stretches
+	nzero  int
+	// strays are the caught-up stretches extended off latency 0, by
+	// index (rare: a continuation within a rounding of 0).
+	strays map[int]latencyPiece
+}
+
+// caughtUp is a caught-up stretch: a piece at latency 0 throughout.
+type caughtUp struct{ t0, t1, mass float64 }
+
+func (c caughtUp) piece() latencyPiece { return latencyPiece{t0: c.t0, t1: c.t1, mass: c.mass} }
 
 // latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
 // ascending) and, once counted, the histogram of each window.
@@ -112,23 +127,48 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 		}
 		r.n = 0
 	}
-	pieces.each(nil, nil, func(chunk, at int, q *latencyPiece) {
+	// piece reads n pieces like q (of run at of chunk, if chunk is not -1).
+	piece := func(chunk, at int, q *latencyPiece, n int) {
 		r := &other
-		if q.w0 == 0 && q.w1 == 0 {
+		if q.atZero() {
 			r = &zero
 		}
-		if !r.extends(q) {
+		if !r.extends(q, n) {
 			flush(r)
-			r.start(q, cursors, nil)
+			r.start(q, n, cursors, nil)
 			if r == &other && r.atZero {
 				flush(&zero)
 				flush(r)
 			}
 		}
-		if r.above {
+		if r.above && chunk >= 0 {
 			reach.add(chunk, at, q)
 		}
+	}
+	// The caught-up stretches kept apart are read in their place among
+	// the other pieces where it matters: before a piece that adds records
+	// to bucket 0. Pieces like one that does not are read as one run.
+	read := 0
+	var zq latencyPiece
+	zerosTo := func(upto int) {
+		for ; read < upto; read++ {
+			zq = pieces.zeros[read/pieceChunk][read%pieceChunk].piece()
+			piece(-1, 0, &zq, 1)
+		}
+	}
+	pieces.eachPlaced(func(chunk, at int, q *latencyPiece, n int, place func(j int) int) {
+		zerosTo(place(0))
+		piece(chunk, at, q, 1)
+		if q.atZero() || other.n == 0 {
+			for j := 1; j < n; j++ {
+				zerosTo(place(j))
+				piece(chunk, at, q, 1)
+			}
+		} else if n > 1 {
+			piece(chunk, at, q, n-1)
+		}
 	})
+	zerosTo(pieces.nzero)
 	flush(&zero)
 	flush(&other)
 	return reach
@@ -309,10 +349,10 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 		}
 	}
 	fedWindow := func(k, i int) bool { return len(feeds[k][i]) > 0 }
-	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece) {
-		if !run.extends(q) {
+	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece, n int) {
+		if !run.extends(q, n) {
 			flush()
-			run.start(q, cursors, fedWindow)
+			run.start(q, n, cursors, fedWindow)
 		}
 	})
 	flush()
@@ -777,30 +817,251 @@ func latencySeriesOf(bounds []float64, steps []LatencyStats) LatencySeries {
 	return s
 }
 
-// pieceLog holds the pieces of a run in fixed-size chunks, so that a long
-// run's millions of pieces are never copied to grow the store.
+// pieceLog holds the pieces of a run, in fixed-size chunks, so that a long
+// run's millions of pieces are neither copied to grow the store nor kept
+// one by one. A member's partitions, under eager the whole group's, stop
+// and start together at the same rates and leave alike pieces, but each
+// partition's caught-up stretch (at latency 0) comes between them and
+// differs from the others': so the caught-up stretches are kept apart,
+// in order, and the other pieces as runs of pieces alike to the bit (a
+// piece and how many times it comes), each piece with its place among
+// the caught-up stretches. A piece is addressed by its run and its place
+// in the run, a caught-up stretch by its index and place -1.
 type pieceLog struct {
-	chunks pieceChunks
-	n      int
+	pieceChunks
+	n       int          // runs
+	free    []int32      // splits no longer in use, to reuse
+	scratch latencyPiece // at's answer for a caught-up stretch
+}
+
+// loggedRun is n pieces alike, q, one after another; or, if split is not
+// 0, the pieces splits[split-1] describes. The first comes after zeroAt
+// caught-up stretches, and the others (if places is not 0) where
+// places[places-1] says.
+type loggedRun struct {
+	q      latencyPiece
+	n      int32
+	split  int32
+	zeroAt int32
+	places int32
+}
+
+// runSplit is a run whose pieces are no longer all alike: the ledger
+// extends a partition's last piece in place, and the partitions of a run
+// are extended one by one. Either the first m pieces are ext and the rest
+// the run's q (the partitions extended so far, in the run's order, alike),
+// or, if pieces is not nil, the pieces one by one.
+type runSplit struct {
+	ext    latencyPiece
+	m      int32
+	pieces []latencyPiece
+}
+
+// runPlaces are how many caught-up stretches come before each piece of a
+// run: list[j] for piece j, or if list is nil zeroAt + j*stride.
+type runPlaces struct {
+	stride int32
+	list   []int32
 }
 
 const pieceChunk = 1 << 14
 
-// add appends a piece and returns its index.
-func (l *pieceLog) add(q latencyPiece) int {
-	if l.n%pieceChunk == 0 {
-		l.chunks = append(l.chunks, make([]latencyPiece, 0, pieceChunk))
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, q)
-	l.n++
-	return l.n - 1
+// samePiece reports whether two pieces are alike to the bit.
+func samePiece(a, b latencyPiece) bool {
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	return same(a.t0, b.t0) && same(a.t1, b.t1) && same(a.w0, b.w0) && same(a.w1, b.w1) && same(a.mass, b.mass)
 }
 
-// at returns the piece at index i, or nil if there is none.
-func (l *pieceLog) at(i int) *latencyPiece {
+// atZero reports whether the piece is a caught-up stretch: at latency 0
+// throughout.
+func (q latencyPiece) atZero() bool { return q.w0 == 0 && q.w1 == 0 }
+
+// keptApart reports whether the log keeps the piece with the caught-up
+// stretches, which store no latency: at +0 throughout, to the bit.
+func (q latencyPiece) keptApart() bool { return math.Float64bits(q.w0)|math.Float64bits(q.w1) == 0 }
+
+func (l *pieceLog) run(i int) *loggedRun { return &l.chunks[i/pieceChunk][i%pieceChunk] }
+
+// add appends a piece and returns its run and its place in the run (the
+// last run if the piece is like its pieces), or for a caught-up stretch
+// its index and -1.
+func (l *pieceLog) add(q latencyPiece) (run, at int) {
+	if q.keptApart() {
+		if l.nzero%pieceChunk == 0 {
+			l.zeros = append(l.zeros, make([]caughtUp, 0, pieceChunk))
+		}
+		c := &l.zeros[len(l.zeros)-1]
+		*c = append(*c, caughtUp{t0: q.t0, t1: q.t1, mass: q.mass})
+		l.nzero++
+		return l.nzero - 1, -1
+	}
+	z := int32(l.nzero)
+	if l.n > 0 {
+		r := l.run(l.n - 1)
+		if (r.split == 0 || l.splits[r.split-1].pieces == nil) && r.n < math.MaxInt32 && samePiece(r.q, q) {
+			l.placeNext(r, z)
+			r.n++
+			return l.n - 1, int(r.n) - 1
+		}
+	}
+	if l.n%pieceChunk == 0 {
+		l.chunks = append(l.chunks, make([]loggedRun, 0, pieceChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, loggedRun{q: q, n: 1, zeroAt: z})
+	l.n++
+	return l.n - 1, 0
+}
+
+// placeNext records that the next piece of run r comes after z caught-up
+// stretches.
+func (l *pieceLog) placeNext(r *loggedRun, z int32) {
+	j := r.n
+	if r.places == 0 {
+		switch {
+		case z == r.zeroAt:
+			return
+		case j == 1:
+			l.places = append(l.places, runPlaces{stride: z - r.zeroAt})
+			r.places = int32(len(l.places))
+			return
+		}
+		list := make([]int32, j, j+1)
+		for i := range list {
+			list[i] = r.zeroAt
+		}
+		l.places = append(l.places, runPlaces{list: append(list, z)})
+		r.places = int32(len(l.places))
+		return
+	}
+	p := &l.places[r.places-1]
+	if p.list == nil {
+		if int64(z) == int64(r.zeroAt)+int64(j)*int64(p.stride) {
+			return
+		}
+		p.list = make([]int32, j, j+1)
+		for i := range p.list {
+			p.list[i] = r.zeroAt + int32(i)*p.stride
+		}
+	}
+	p.list = append(p.list, z)
+}
+
+// at returns piece k of run i (caught-up stretch i if k is -1), or nil if
+// there is none. It is not to be written through: set changes a piece.
+func (l *pieceLog) at(i, k int) *latencyPiece {
+	if k < 0 {
+		if i < 0 || i >= l.nzero {
+			return nil
+		}
+		if q, ok := l.strays[i]; ok {
+			l.scratch = q
+		} else {
+			l.scratch = l.zeros[i/pieceChunk][i%pieceChunk].piece()
+		}
+		return &l.scratch
+	}
 	if i < 0 || i >= l.n {
 		return nil
 	}
-	return &l.chunks[i/pieceChunk][i%pieceChunk]
+	r := l.run(i)
+	if r.split == 0 {
+		return &r.q
+	}
+	s := &l.splits[r.split-1]
+	switch {
+	case s.pieces != nil:
+		return &s.pieces[k]
+	case k < int(s.m):
+		return &s.ext
+	}
+	return &r.q
+}
+
+// set replaces piece k of run i (caught-up stretch i if k is -1) with q.
+// The partitions of a run extended alike in the run's order keep it a run
+// (its first pieces extended, then all of it); any other change keeps the
+// run's pieces one by one.
+func (l *pieceLog) set(i, k int, q latencyPiece) {
+	if k < 0 {
+		if !q.keptApart() {
+			if l.strays == nil {
+				l.strays = map[int]latencyPiece{}
+			}
+			l.strays[i] = q
+			return
+		}
+		delete(l.strays, i)
+		l.zeros[i/pieceChunk][i%pieceChunk] = caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}
+		return
+	}
+	r := l.run(i)
+	if r.split == 0 {
+		if r.n == 1 {
+			r.q = q
+			return
+		}
+		if k == 0 {
+			r.split = l.newSplit(runSplit{ext: q, m: 1})
+			return
+		}
+		r.split = l.newSplit(runSplit{})
+	}
+	s := &l.splits[r.split-1]
+	if s.pieces == nil && s.m > 0 && k == int(s.m) && samePiece(q, s.ext) {
+		if s.m++; s.m == r.n {
+			r.q = s.ext
+			l.free = append(l.free, r.split)
+			l.splits[r.split-1] = runSplit{}
+			r.split = 0
+		}
+		return
+	}
+	if s.pieces == nil {
+		s.pieces = make([]latencyPiece, r.n)
+		for j := range s.pieces {
+			s.pieces[j] = r.q
+			if j < int(s.m) {
+				s.pieces[j] = s.ext
+			}
+		}
+	}
+	s.pieces[k] = q
+}
+
+func (l *pieceLog) newSplit(s runSplit) int32 {
+	if n := len(l.free); n > 0 {
+		at := l.free[n-1]
+		l.free = l.free[:n-1]
+		l.splits[at-1] = s
+		return at
+	}
+	l.splits = append(l.splits, s)
+	return int32(len(l.splits))
+}
+
+// read returns the pieces to read. A caught-up stretch extended off
+// latency 0 (which the passes' searches would have to read among the
+// other pieces) is rare: then the pieces are copied, in order, into runs
+// with no caught-up stretches kept apart.
+func (l *pieceLog) read() pieceChunks {
+	if len(l.strays) == 0 {
+		return l.pieceChunks
+	}
+	var flat pieceLog
+	l.all(func(q *latencyPiece) {
+		if flat.n > 0 {
+			if r := flat.run(flat.n - 1); r.n < math.MaxInt32 && samePiece(r.q, *q) {
+				r.n++
+				return
+			}
+		}
+		if flat.n%pieceChunk == 0 {
+			flat.chunks = append(flat.chunks, make([]loggedRun, 0, pieceChunk))
+		}
+		c := &flat.chunks[len(flat.chunks)-1]
+		*c = append(*c, loggedRun{q: *q, n: 1})
+		flat.n++
+	})
+	return flat.pieceChunks
 }

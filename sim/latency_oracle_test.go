@@ -20,7 +20,7 @@ func TestLatencyOverOracle(t *testing.T) {
 			t0 := rng.Float64() * 10
 			return t0, t0 + rng.Float64()*5
 		})
-		got := latencyOver(pieceChunks{pieces}, 0, math.Inf(1))
+		got := latencyOver(logOf(pieces), 0, math.Inf(1))
 		type rec struct{ w, m float64 }
 		var recs []rec
 		total, widest := 0.0, 0.0

@@ -26,7 +26,7 @@ type pieceReach struct {
 }
 
 func newPieceReach(p pieceChunks) *pieceReach {
-	r := &pieceReach{set: make(pieceSet, (p.len()+63)/64), spans: make([]timeSpan, len(p))}
+	r := &pieceReach{set: make(pieceSet, (p.len()+63)/64), spans: make([]timeSpan, len(p.chunks))}
 	for c := range r.spans {
 		r.spans[c] = timeSpan{t0: math.Inf(1), t1: math.Inf(-1)}
 	}
@@ -36,32 +36,106 @@ func newPieceReach(p pieceChunks) *pieceReach {
 // everyPiece is the reach of every piece.
 func everyPiece(p pieceChunks) *pieceReach {
 	r := newPieceReach(p)
-	p.each(nil, nil, func(c, i int, q *latencyPiece) { r.add(c, i, q) })
+	p.each(nil, nil, func(c, i int, q *latencyPiece, _ int) { r.add(c, i, q) })
 	return r
 }
 
-// add adds piece i, q, of chunk c.
+// add adds run i, of pieces like q, of chunk c.
 func (r *pieceReach) add(c, i int, q *latencyPiece) {
 	r.set[i>>6] |= 1 << (i & 63)
 	sp := &r.spans[c]
 	sp.t0, sp.t1 = min(sp.t0, q.t0), max(sp.t1, q.t1)
 }
 
-// len is the number of pieces.
+// len is the number of runs.
 func (p pieceChunks) len() int {
 	n := 0
-	for _, c := range p {
+	for _, c := range p.chunks {
 		n += len(c)
 	}
 	return n
 }
 
-// each calls fn with the chunk, index and address of every piece in set
-// (every piece if set is nil), in the order they were added, skipping the
-// chunks that chunks (if not nil) does not want.
-func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i int, q *latencyPiece)) {
+// each calls fn with the chunk, index and pieces of every run in set
+// (every run if set is nil): n pieces alike, q, in the order they were
+// added, skipping the chunks that chunks (if not nil) does not want. A
+// run no longer alike comes as its pieces. The caught-up stretches kept
+// apart are not among them: they leave at latency 0 and no search reads
+// them.
+func (p pieceChunks) each(set pieceSet, chunks func(c int) bool, fn func(c, i int, q *latencyPiece, n int)) {
+	p.runs(set, chunks, func(c, i int, r *loggedRun) {
+		p.parts(r, func(q *latencyPiece, _, n int) { fn(c, i, q, n) })
+	})
+}
+
+// eachPlaced is each over every run, with place(j), the number of
+// caught-up stretches kept apart that come before piece j of the n.
+func (p pieceChunks) eachPlaced(fn func(c, i int, q *latencyPiece, n int, place func(j int) int)) {
+	p.runs(nil, nil, func(c, i int, r *loggedRun) {
+		p.parts(r, func(q *latencyPiece, j0, n int) {
+			fn(c, i, q, n, func(j int) int { return p.place(r, j0+j) })
+		})
+	})
+}
+
+// all calls fn with every piece, caught-up stretches among them, one by
+// one in the order they were added.
+func (p pieceChunks) all(fn func(q *latencyPiece)) {
+	read := 0
+	var zq latencyPiece
+	zerosTo := func(upto int) {
+		for ; read < upto; read++ {
+			var ok bool
+			if zq, ok = p.strays[read]; !ok {
+				zq = p.zeros[read/pieceChunk][read%pieceChunk].piece()
+			}
+			fn(&zq)
+		}
+	}
+	p.eachPlaced(func(_, _ int, q *latencyPiece, n int, place func(j int) int) {
+		for j := range n {
+			zerosTo(place(j))
+			fn(q)
+		}
+	})
+	zerosTo(p.nzero)
+}
+
+// place is the number of caught-up stretches before piece j of run r.
+func (p pieceChunks) place(r *loggedRun, j int) int {
+	if r.places == 0 {
+		return int(r.zeroAt)
+	}
+	pl := &p.places[r.places-1]
+	if pl.list != nil {
+		return int(pl.list[j])
+	}
+	return int(r.zeroAt) + j*int(pl.stride)
+}
+
+// parts calls fn with the pieces of run r: n alike, q, from its piece j0.
+func (p pieceChunks) parts(r *loggedRun, fn func(q *latencyPiece, j0, n int)) {
+	if r.split == 0 {
+		fn(&r.q, 0, int(r.n))
+		return
+	}
+	s := &p.splits[r.split-1]
+	if s.pieces == nil {
+		fn(&s.ext, 0, int(s.m))
+		fn(&r.q, int(s.m), int(r.n-s.m))
+		return
+	}
+	for j := range s.pieces {
+		fn(&s.pieces[j], j, 1)
+	}
+}
+
+// runs calls fn with the chunk, index and address of every run in set
+// (every run if set is nil), in order, skipping the chunks that chunks
+// (if not nil) does not want.
+func (p pieceChunks) runs(set pieceSet, chunks func(c int) bool, fn func(c, i int, r *loggedRun)) {
 	base := 0
-	for c, chunk := range p {
+	for c, chunk := range p.chunks {
 		switch {
 		case chunks != nil && !chunks(c):
 		case set == nil:
@@ -161,21 +235,20 @@ type windowClip struct {
 	c           latencyPiece
 }
 
-// extends reports whether q is like the run's pieces, and if so counts it
-// in.
-func (r *pieceRun) extends(q *latencyPiece) bool {
-	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
-	if r.n == 0 || !same(r.q.t0, q.t0) || !same(r.q.t1, q.t1) || !same(r.q.w0, q.w0) || !same(r.q.w1, q.w1) || !same(r.q.mass, q.mass) {
+// extends reports whether q is like the run's pieces, and if so counts n
+// of them in.
+func (r *pieceRun) extends(q *latencyPiece, n int) bool {
+	if r.n == 0 || !samePiece(r.q, *q) {
 		return false
 	}
-	r.n++
+	r.n += n
 	return true
 }
 
-// start starts a run at q, cut into the windows of each cursor's set
+// start starts a run at n pieces like q, cut into the windows of each cursor's set
 // that want (if not nil) picks.
-func (r *pieceRun) start(q *latencyPiece, cursors []windowCursor, want func(set, window int) bool) {
-	r.q, r.n, r.clips, r.above, r.atZero = *q, 1, r.clips[:0], false, false
+func (r *pieceRun) start(q *latencyPiece, n int, cursors []windowCursor, want func(set, window int) bool) {
+	r.q, r.n, r.clips, r.above, r.atZero = *q, n, r.clips[:0], false, false
 	for k := range cursors {
 		cur := &cursors[k]
 		from, to := cur.windows(q)

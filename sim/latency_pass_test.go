@@ -13,9 +13,9 @@ import (
 // added, with the plain search for the windows: the obvious reading the
 // passes must match bit for bit. An instant belongs to the window it
 // starts (the last one if it lies on the last bound).
-func eachPieceClip(pieces pieceChunks, sets []latencyWindowSet, fn func(set, window int, c latencyPiece)) {
-	for _, chunk := range pieces {
-		for _, q := range chunk {
+func eachPieceClip(pieces []latencyPiece, sets []latencyWindowSet, fn func(set, window int, c latencyPiece)) {
+	{
+		for _, q := range pieces {
 			for k := range sets {
 				bounds := sets[k].bounds
 				n := len(bounds) - 1
@@ -44,7 +44,7 @@ func eachPieceClip(pieces pieceChunks, sets []latencyWindowSet, fn func(set, win
 
 // windowLatencyOneByOne is latencyWindows reading every piece, one at a
 // time, in every pass.
-func windowLatencyOneByOne(pieces pieceChunks, bounds [][]float64) ([]latencyWindowSet, [][]LatencyStats) {
+func windowLatencyOneByOne(pieces []latencyPiece, bounds [][]float64) ([]latencyWindowSet, [][]LatencyStats) {
 	sets := make([]latencyWindowSet, len(bounds))
 	for k, b := range bounds {
 		sets[k].bounds = b
@@ -76,6 +76,8 @@ func windowLatencyOneByOne(pieces pieceChunks, bounds [][]float64) ([]latencyWin
 // partitions leave them, split into chunks of uneven lengths, sometimes
 // in time order (so that chunks are skipped), with thousands of pieces
 // in some windows (so that the ranges are narrowed before the sweep),
+// stored one by one or as the ledger stores them (runs, some of them
+// extended in place in part or whole),
 // pieces and instants on the windows' bounds, episodes of no length
 // (two bounds alike), and pieces a rounding below latency 0.
 func TestLatencyPassesBitForBit(t *testing.T) {
@@ -111,9 +113,21 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 			slices.SortStableFunc(all, func(a, b latencyPiece) int { return cmp.Compare(a.t0, b.t0) })
 		}
 		var pieces pieceChunks
-		for rest := all; len(rest) > 0; {
-			n := min(len(rest), 1+rng.IntN(700))
-			pieces, rest = append(pieces, rest[:n]), rest[n:]
+		if trial%4 < 2 {
+			// One piece a run, in chunks of uneven lengths.
+			for rest := all; len(rest) > 0; {
+				n := min(len(rest), 1+rng.IntN(700))
+				chunk := make([]loggedRun, n)
+				for i, q := range rest[:n] {
+					chunk[i] = loggedRun{q: q, n: 1}
+				}
+				pieces.chunks, rest = append(pieces.chunks, chunk), rest[n:]
+			}
+		} else {
+			pieces = extendedRuns(rng, all, trial%8 == 3)
+		}
+		if got := piecesOf(pieces); !slices.EqualFunc(got, all, samePiece) {
+			t.Fatalf("trial %d: the log holds %d pieces unlike the %d added", trial, len(got), len(all))
 		}
 		steps := latencySeriesBounds(0, 20)
 		episodes := []float64{0}
@@ -131,7 +145,7 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 		}
 		reach := countWindows(pieces, sets)
 		got := windowLatency(pieces, sets, reach)
-		wantSets, want := windowLatencyOneByOne(pieces, bounds)
+		wantSets, want := windowLatencyOneByOne(all, bounds)
 		for k := range bounds {
 			for i := range want[k] {
 				g, w := sets[k].hists[i], wantSets[k].hists[i]
@@ -146,5 +160,134 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// logOf is a pieceLog of the pieces, added one after another.
+func logOf(pieces []latencyPiece) pieceChunks {
+	var l pieceLog
+	for _, q := range pieces {
+		l.add(q)
+	}
+	return l.read()
+}
+
+// piecesOf are the pieces of the chunks one by one, in order.
+func piecesOf(p pieceChunks) []latencyPiece {
+	var out []latencyPiece
+	p.all(func(q *latencyPiece) { out = append(out, *q) })
+	return out
+}
+
+// extendedRuns stores the pieces in a pieceLog, as runs of alike ones,
+// and extends some of them in place as the ledger does (and all[i] with
+// them): every piece of a run alike in the run's order (which keeps it a
+// run), the first few of a run, or one piece anywhere (which keeps the
+// run's pieces one by one; a caught-up stretch, off latency 0, only if
+// strays).
+func extendedRuns(rng *rand.Rand, all []latencyPiece, strays bool) pieceChunks {
+	var l pieceLog
+	type place struct{ run, at int }
+	places := make([]place, len(all))
+	members := map[int][]int{} // the pieces of each run, by their index in all
+	for i, q := range all {
+		r, at := l.add(q)
+		places[i] = place{r, at}
+		if at >= 0 {
+			members[r] = append(members[r], i)
+		}
+	}
+	extended := func(q latencyPiece) latencyPiece {
+		q.t1, q.w1, q.mass = q.t1+1, q.w1+0.5, q.mass*2
+		return q
+	}
+	for range rng.IntN(20) {
+		i := rng.IntN(len(all))
+		run := members[places[i].run]
+		if places[i].at < 0 {
+			run = nil // a caught-up stretch
+		}
+		switch rng.IntN(3) {
+		case 0:
+			if run != nil {
+				run = run[:1+rng.IntN(len(run))] // the first few
+			}
+			fallthrough
+		case 1:
+			if run == nil {
+				break
+			}
+			q := extended(all[run[0]])
+			for _, j := range run {
+				all[j] = q
+				l.set(places[j].run, places[j].at, q)
+			}
+		default:
+			if places[i].at < 0 && !strays {
+				break
+			}
+			all[i] = extended(all[i])
+			l.set(places[i].run, places[i].at, all[i])
+		}
+	}
+	return l.read()
+}
+
+// TestPieceLogRuns checks how the log keeps alike pieces: as one run
+// while they stay alike, with a caught-up stretch between them (kept
+// apart), through extensions in the run's order, and piece by piece once
+// one of them is changed out of that order.
+func TestPieceLogRuns(t *testing.T) {
+	a := latencyPiece{t0: 1, t1: 2, w0: 1, w1: 0.5, mass: 10}
+	b := latencyPiece{t0: 1, t1: 3, w0: 1, w1: 0, mass: 20} // a extended
+	z := latencyPiece{t0: 0, t1: 1, mass: 5}                // caught up
+	c := latencyPiece{t0: 5, t1: 6, w0: 0.2, w1: 0.2, mass: 1}
+	for _, tc := range []struct {
+		name  string
+		sets  []int // places in the first run set to b, in turn
+		split bool  // whether the first run is split
+		want  []latencyPiece
+	}{
+		// Three alike, a caught-up stretch after the first, one other
+		// piece: two runs and the stretch.
+		{"alike", nil, false, []latencyPiece{a, z, a, a, c}},
+		// Extended alike in order: one run again, of b.
+		{"extended in order", []int{0, 1, 2}, false, []latencyPiece{b, z, b, b, c}},
+		// The first two extended: b, b then a.
+		{"first two extended", []int{0, 1}, true, []latencyPiece{b, z, b, a, c}},
+		// Out of order: the run's pieces one by one.
+		{"out of order", []int{1}, true, []latencyPiece{a, z, b, a, c}},
+		{"in order, then out", []int{0, 2}, true, []latencyPiece{b, z, a, b, c}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l pieceLog
+			for i, q := range []latencyPiece{a, z, a, a} {
+				r, at := l.add(q)
+				if want := 0; i == 1 {
+					if r != 0 || at != -1 {
+						t.Fatalf("caught-up stretch added at run %d place %d, want 0, -1", r, at)
+					}
+				} else if r != want {
+					t.Fatalf("alike piece added to run %d, want 0", r)
+				}
+			}
+			for _, k := range tc.sets {
+				l.set(0, k, b)
+			}
+			if r, at := l.add(c); r != 1 || at != 0 {
+				t.Fatalf("other piece added at run %d place %d, want 1, 0", r, at)
+			}
+			if l.n != 2 || l.nzero != 1 || (l.run(0).split != 0) != tc.split {
+				t.Errorf("%d runs, %d caught-up stretches, first split %v; want 2, 1, %v", l.n, l.nzero, l.run(0).split != 0, tc.split)
+			}
+			if got := piecesOf(l.read()); !slices.EqualFunc(got, tc.want, samePiece) {
+				t.Errorf("pieces %v, want %v", got, tc.want)
+			}
+			for k, w := range []latencyPiece{tc.want[0], tc.want[2], tc.want[3]} {
+				if got := l.at(0, k); !samePiece(*got, w) {
+					t.Errorf("at(0, %d) = %v, want %v", k, *got, w)
+				}
+			}
+		})
 	}
 }

@@ -85,8 +85,8 @@ func TestLatencyWindowsClosedForm(t *testing.T) {
 				return LatencyStats{Records: n, P50: quantile(0.5), P99: quantile(0.99), P999: quantile(0.999), Max: c.gap}
 			}
 			quiet := func(n float64) LatencyStats { return LatencyStats{Records: n} }
-			steps := windowsOf(l.pieces.chunks, []float64{0, 10, 20, 100})
-			episode := windowsOf(l.pieces.chunks, []float64{10, 100})
+			steps := windowsOf(l.pieces.read(), []float64{0, 10, 20, 100})
+			episode := windowsOf(l.pieces.read(), []float64{10, 100})
 			for _, w := range []struct {
 				name      string
 				got, want LatencyStats
@@ -144,7 +144,7 @@ func testLatencyWindowsOracle(t *testing.T, trials, most, cuts int) {
 		for bounds[len(bounds)-1] < 14 {
 			bounds = append(bounds, bounds[len(bounds)-1]+float64(1+rng.IntN(4)))
 		}
-		got := windowsOf(pieceChunks{pieces}, bounds)
+		got := windowsOf(logOf(pieces), bounds)
 
 		type rec struct{ w, lo, hi, m float64 }
 		n := len(bounds) - 1
@@ -217,14 +217,14 @@ func TestLatencyWindowsWholeRun(t *testing.T) {
 			var m Metrics
 			l.partitionMetrics(&m)
 			run := LatencyStats{Records: l.latencyHist(0, c.until).total(), P50: m.LatencyP50Seconds, P99: m.LatencyP99Seconds, P999: m.LatencyP999Seconds, Max: m.LatencyMaxSeconds}
-			if whole := windowsOf(l.pieces.chunks, []float64{0, c.until})[0]; whole != run {
+			if whole := windowsOf(l.pieces.read(), []float64{0, c.until})[0]; whole != run {
 				t.Errorf("one window %+v, run %+v", whole, run)
 			}
 			if want := c.r * c.until; math.Abs(run.Records-want) > 1e-6*want {
 				// Every record produced is counted, processed or waiting.
 				t.Errorf("run counts %v records, want %v", run.Records, want)
 			}
-			steps := windowsOf(l.pieces.chunks, latencySeriesBounds(0, c.until))
+			steps := windowsOf(l.pieces.read(), latencySeriesBounds(0, c.until))
 			records, top := 0.0, 0.0
 			lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 			hi := [3]float64{}

@@ -248,9 +248,9 @@ type partLedger struct {
 	lastOwner int // process of the last completed ownership, -1 if none
 	zeroVer   int
 	moves     int
-	// lastPiece is the index of the partition's last latency piece, -1
-	// if none.
-	lastPiece int
+	// lastPiece is the run of the partition's last latency piece in the
+	// ledger's pieceLog, -1 if none, and lastAt its place in the run.
+	lastPiece, lastAt int
 
 	// segments is the partition's ownership history (if recorded), and
 	// the segment in progress.
@@ -1275,7 +1275,7 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 	m.PeakLagRecords = l.peakLag
 	m.MovedLoadRecordsPerSecond = l.movedLoad
 	a, b := sec(l.windowStart), sec(l.now())
-	st := latencyFromHist(l.pieces.chunks, a, b, l.latencyHist(a, b))
+	st := latencyFromHist(l.pieces.read(), a, b, l.latencyHist(a, b))
 	m.LatencyP50Seconds, m.LatencyP99Seconds, m.LatencyP999Seconds, m.LatencyMaxSeconds = st.P50, st.P99, st.P999, st.Max
 }
 
@@ -1291,7 +1291,7 @@ func roundRecords(x float64) float64 { return math.Round(x/recordGrain) / (1 / r
 // latencyHist returns the histogram of the records leaving within [a, b].
 func (l *ledger) latencyHist(a, b float64) *latencyHist {
 	if l.hist == nil || l.histA != a || l.histB != b {
-		l.hist, l.histA, l.histB = histOver(l.pieces.chunks, a, b), a, b
+		l.hist, l.histA, l.histB = histOver(l.pieces.read(), a, b), a, b
 	}
 	return l.hist
 }

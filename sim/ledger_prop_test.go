@@ -197,9 +197,7 @@ func TestLedgerViewsChangeNothing(t *testing.T) {
 			for _, pr := range l.procs {
 				fp[viewed] += fmt.Sprintf("%s processed %v\n", pr.name, pr.processed)
 			}
-			for i := range l.pieces.n {
-				fp[viewed] += fmt.Sprintf("%+v\n", *l.pieces.at(i))
-			}
+			l.pieces.all(func(q *latencyPiece) { fp[viewed] += fmt.Sprintf("%+v\n", *q) })
 		}
 		if fp[0] != fp[1] {
 			t.Fatalf("seed %d: viewing the ledger changed what it measured:\nunviewed %s\nviewed %s", seed, fp[0], fp[1])

@@ -105,11 +105,13 @@ func (l *ledger) addPiece(p *partLedger, q latencyPiece) {
 	// sibling's assignment) splits a stretch in two collinear pieces:
 	// they are kept as one, so that pieces grow with the partition's
 	// rate changes, not with everything that touches its owner.
-	if last := l.pieces.at(p.lastPiece); last != nil && last.continuedBy(q) {
-		last.t1, last.w1, last.mass = q.t1, q.w1, last.mass+q.mass
+	if last := l.pieces.at(p.lastPiece, p.lastAt); last != nil && last.continuedBy(q) {
+		e := *last
+		e.t1, e.w1, e.mass = q.t1, q.w1, last.mass+q.mass
+		l.pieces.set(p.lastPiece, p.lastAt, e)
 		return
 	}
-	p.lastPiece = l.pieces.add(q)
+	p.lastPiece, p.lastAt = l.pieces.add(q)
 }
 
 // censor adds the records still waiting at the horizon t with their age
