@@ -137,31 +137,37 @@ func (a Assignment) Equal(b Assignment) bool {
 // none (a nil Assignment reads as empty, and most differences a consumer
 // computes during a rebalance are empty).
 func (a Assignment) Minus(b Assignment) Assignment {
-	var out Assignment
-	for t, ps := range a {
-		for _, p := range ps {
-			if _, ok := slices.BinarySearch(b[t], p); !ok {
-				if out == nil {
-					out = Assignment{}
-				}
-				out[t] = append(out[t], p)
-			}
-		}
-	}
-	return out
+	return a.merge(b, false)
 }
 
 // Intersect returns the partitions in both a and b; nil if there are none.
 func (a Assignment) Intersect(b Assignment) Assignment {
+	return a.merge(b, true)
+}
+
+// merge walks each topic's two sorted lists side by side and keeps a's
+// partitions that are in b (both) or not in b (!both): one pass, and one
+// map lookup per topic, not per partition (a consumer of a large group
+// computes these differences on every rebalance).
+func (a Assignment) merge(b Assignment, both bool) Assignment {
 	var out Assignment
 	for t, ps := range a {
+		other := b[t]
+		var kept []int32
+		j := 0
 		for _, p := range ps {
-			if _, ok := slices.BinarySearch(b[t], p); ok {
-				if out == nil {
-					out = Assignment{}
-				}
-				out[t] = append(out[t], p)
+			for j < len(other) && other[j] < p {
+				j++
 			}
+			if (j < len(other) && other[j] == p) == both {
+				kept = append(kept, p)
+			}
+		}
+		if len(kept) > 0 {
+			if out == nil {
+				out = Assignment{}
+			}
+			out[t] = kept
 		}
 	}
 	return out

@@ -40,3 +40,40 @@ func TestAssignmentSetOperations(t *testing.T) {
 		t.Errorf("SortPartitions = %v", tps)
 	}
 }
+
+// TestMinusIntersectAgainstMembership checks the merge walk against the
+// definition, partition by partition: p is in a.Minus(b) iff it is in a
+// and not in b, and in a.Intersect(b) iff it is in both; nil when empty.
+func TestMinusIntersectAgainstMembership(t *testing.T) {
+	topics := []string{"a", "b", "c"}
+	rng := uint64(1)
+	next := func(n int) int {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		return int(rng>>33) % n
+	}
+	random := func() Assignment {
+		out := Assignment{}
+		for _, tp := range topics[:next(len(topics)+1)] {
+			for range next(12) {
+				out[tp] = append(out[tp], int32(next(16)))
+			}
+		}
+		return out.Normalize()
+	}
+	for i := range 2000 {
+		a, b := random(), random()
+		minus, inter := a.Minus(b), a.Intersect(b)
+		for _, tp := range topics {
+			for p := range int32(16) {
+				x := TopicPartition{tp, p}
+				inA, inB := a.Contains(x), b.Contains(x)
+				if minus.Contains(x) != (inA && !inB) || inter.Contains(x) != (inA && inB) {
+					t.Fatalf("case %d: %v minus/intersect %v gave %v / %v at %v", i, a, b, minus, inter, x)
+				}
+			}
+		}
+		if (minus == nil) != (minus.Size() == 0) || (inter == nil) != (inter.Size() == 0) {
+			t.Fatalf("case %d: an empty difference must be nil: %v / %v", i, minus, inter)
+		}
+	}
+}
