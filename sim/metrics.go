@@ -47,7 +47,7 @@ func MetricTable() []Metric { return append([]Metric(nil), metricTable()...) }
 // at, so a name is written only in the tag.
 var metricTable = sync.OnceValue(func() []Metric {
 	rows := []Metric{
-		{Better: LowerIsBetter, Unit: "rebalances", Meaning: "classic: generations completed; nextgen: group epoch bumps",
+		{Better: LowerIsBetter, Unit: "rebalances", Meaning: "classic: generations (join phases completed, synced or not); nextgen: group epoch bumps",
 			field: func(m *Metrics) any { return &m.Rebalances }},
 		{Better: LowerIsBetter, Unit: "partitions", Meaning: "handoffs where a partition's next owner differs from its previous owner",
 			field: func(m *Metrics) any { return &m.MovedPartitions }},

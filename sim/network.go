@@ -80,16 +80,17 @@ func (d *delivery) fire() {
 		w.traceMessage(traceRecord{Event: "recv", Msg: msg.Kind()}, from, to)
 	}
 	if toCoordinator {
-		out := w.effects()
-		if oc, ok := msg.(OffsetCommit); ok {
-			// The coordinator answers an OffsetCommit in the step that
-			// receives it; the answer applies the request's positions.
-			w.commitInHand = &oc
+		if c := &p.conn; c.held && c.incarnation == incarnation {
+			// The broker has not read it yet: it waits behind the held
+			// request (HeldRequest).
+			c.waiting = append(c.waiting, waitingRequest{msg: msg, thread: thread})
+			if w.traceOn() {
+				from, to := ends(p, incarnation, toCoordinator)
+				w.traceMessage(traceRecord{Event: "wait", Msg: msg.Kind(), Detail: "behind a held request"}, from, to)
+			}
+			return
 		}
-		w.coord.Receive(w.coordEnv(), Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}, msg, out)
-		w.applyCoordinator(out, p)
-		w.commitInHand = nil
-		w.release(out)
+		w.coordinatorReads(p, incarnation, thread, msg)
 		return
 	}
 	if !p.alive || p.incarnation != incarnation {
@@ -113,4 +114,85 @@ func (d *delivery) fire() {
 		return
 	}
 	w.stepClient(p, thread, clientInput{kind: inputReceive, msg: msg})
+}
+
+// coordinatorConn is the coordinator's end of a member process's
+// connection: whether it holds a request of the process's incarnation,
+// and the requests that arrived behind it, in order.
+type coordinatorConn struct {
+	held        bool
+	incarnation int
+	waiting     []waitingRequest
+}
+
+type waitingRequest struct {
+	msg    Message
+	thread Thread
+}
+
+// coordinatorReads hands the coordinator a request of p's incarnation and
+// applies what it does. A HeldRequest it does not answer in that step
+// holds the connection until it answers the member (applyCoordinator).
+func (w *world) coordinatorReads(p *process, incarnation int, thread Thread, msg Message) {
+	out := w.effects()
+	if oc, ok := msg.(OffsetCommit); ok {
+		// The coordinator answers an OffsetCommit in the step that
+		// receives it; the answer applies the request's positions.
+		w.commitInHand = &oc
+	}
+	from := Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}
+	w.coord.Receive(w.coordEnv(), from, msg, out)
+	if _, mayBeHeld := msg.(HeldRequest); mayBeHeld && !answers(out, from) {
+		if p.conn.incarnation != incarnation {
+			// A later incarnation is a new connection: an older one's
+			// state goes with it.
+			p.conn = coordinatorConn{incarnation: incarnation}
+		}
+		p.conn.held = true
+	}
+	w.applyCoordinator(out, p)
+	w.commitInHand = nil
+	w.release(out)
+}
+
+// answers reports whether out sends anything to the member end of to.
+func answers(out *Effects, to Endpoint) bool {
+	for i := range out.Sends {
+		if s := &out.Sends[i]; s.To.Process == to.Process && s.To.Incarnation == to.Incarnation {
+			return true
+		}
+	}
+	return false
+}
+
+// answered notes that the coordinator sent p's incarnation a message.
+// Only the held request can be answered while one is held, as the broker
+// has read nothing after it; once it is, the broker reads what waited
+// behind it, in order, right after this step, until one is held again.
+// (A client that gives up on a held request disconnects in Kafka,
+// NetworkClient.handleTimedOutRequests, which drops what waited; the
+// model's clients give up on a JoinGroup only after the rebalance
+// timeout, by which the coordinator has answered it, so that is not
+// modelled.)
+func (w *world) answered(p *process, incarnation int) {
+	c := &p.conn
+	if !c.held || c.incarnation != incarnation {
+		return
+	}
+	c.held = false
+	if len(c.waiting) == 0 {
+		return
+	}
+	w.k.At(w.k.Now(), func() { w.readWaiting(p, incarnation) })
+}
+
+// readWaiting hands the coordinator the requests that waited behind a held
+// one, until one of them is held in turn.
+func (w *world) readWaiting(p *process, incarnation int) {
+	c := &p.conn
+	for !c.held && c.incarnation == incarnation && len(c.waiting) > 0 {
+		r := c.waiting[0]
+		c.waiting = c.waiting[1:]
+		w.coordinatorReads(p, incarnation, r.thread, r.msg)
+	}
 }

@@ -117,6 +117,8 @@ type process struct {
 	joinFailed bool
 	// pod is set while a rollout or an autoscaler manages the process.
 	pod *pod
+	// conn is the coordinator's end of the process's connection.
+	conn coordinatorConn
 }
 
 func (p *process) appRunnable() bool {

@@ -67,6 +67,19 @@ type Message interface {
 	Kind() string
 }
 
+// A HeldRequest is a request the coordinator may hold unanswered: a
+// JoinGroup until the join phase completes, a SyncGroup until the
+// leader's assignment. The broker reads one request at a time from a
+// connection and the next only once it has answered the last (SocketServer
+// mutes the channel: KafkaChannel's MUTED_AND_RESPONSE_PENDING), so while
+// one is held every later request of that member on the connection
+// waits: a LeaveGroup sent by close() reaches the group only after the
+// join it was part of has completed.
+type HeldRequest interface {
+	Message
+	MayBeHeld()
+}
+
 // Send asks the network to deliver a message.
 type Send struct {
 	To  Endpoint
@@ -167,7 +180,7 @@ const (
 	// Coordinator notes.
 	NoteMemberAdded   NoteKind = "member_added"   // Process joined as MemberID
 	NoteMemberRemoved NoteKind = "member_removed" // MemberID left or was fenced (Detail says why)
-	NoteRebalance     NoteKind = "rebalance"      // a classic generation completed, or a group epoch bump
+	NoteRebalance     NoteKind = "rebalance"      // a classic generation started (its join phase completed), or a group epoch bump
 	NoteGroupState    NoteKind = "group_state"    // Detail is the new state
 	NoteGroupType     NoteKind = "group_type"     // Detail is classic | consumer
 

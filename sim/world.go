@@ -370,6 +370,7 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 			r.sent = w.commitInHand
 			s.Msg = r
 		}
+		w.answered(p, s.To.Incarnation)
 		w.send(p, Coordinator, s.To, s.Msg, s.To.thread)
 	}
 	var last **timer

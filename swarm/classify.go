@@ -87,7 +87,7 @@ func hazards() []hazard {
 			// UNKNOWN_MEMBER_ID. Matched when an owner was already a
 			// zombie (found processing after its removal) and speaks the
 			// classic protocol then, in a group that migrates.
-			name: "classic member removed while away rejoined a consumer group with its old member id (GroupMetadataManager.classicGroupJoinToConsumerGroup re-creates it)",
+			name: zombieRejoin,
 			match: func(s *Spec, f Failure) bool {
 				return classic(f) && f.Key == "double_ownership" && migrates(s) &&
 					slices.ContainsFunc(f.Zombies, func(m string) bool { return classicAt(s, m, f.At) })
@@ -108,7 +108,7 @@ func hazards() []hazard {
 			// finding, in a group where a member on the consumer protocol
 			// left or restarted before it (the downgrade; its return is
 			// the upgrade).
-			name: "classic member's pending revocation lost across an online downgrade and upgrade (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)",
+			name: lostRevocation,
 			match: func(s *Spec, f Failure) bool {
 				return classic(f) && f.Key == "double_ownership" && migrates(s) && consumerMembersBounce(s, f.At) &&
 					slices.ContainsFunc(f.Members, func(m string) bool { return classicAt(s, m, f.At) && frozenAt(s, m, f.At) })
@@ -206,9 +206,12 @@ func hazards() []hazard {
 	}
 }
 
-// The names of the hazards the swarm sees only through the run's trace
-// (see needsObservation), for the tests.
+// Hazard names the tests refer to.
 const (
+	lostRevocation = "classic member's pending revocation lost across an online downgrade and upgrade (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)"
+	zombieRejoin   = "classic member removed while away rejoined a consumer group with its old member id (GroupMetadataManager.classicGroupJoinToConsumerGroup re-creates it)"
+	// The hazards the swarm sees only through the run's trace (see
+	// needsObservation).
 	unheardRevocation  = "classic member that heard nothing from the coordinator across an online downgrade and upgrade still claims what it had to revoke after it is back (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)"
 	lostJoinRevocation = "classic member waiting on a lost JoinGroup answer lost its pending revocation across an online downgrade and upgrade (AbstractCoordinator.sendJoinGroupRequest, ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)"
 	revokingAtUpgrade  = "classic member revoking partitions of its cooperative assignment when the group was upgraded (ConsumerGroup.fromClassicGroup takes the assignment as owned)"

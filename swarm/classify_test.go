@@ -100,10 +100,6 @@ func TestClassifyClassicStaticHazards(t *testing.T) {
 // another mechanism is a defect (""), and no defect is a known one any
 // more.
 func TestMigrationSignatures(t *testing.T) {
-	const (
-		lostRevocation = "classic member's pending revocation lost across an online downgrade and upgrade (ClassicGroup.fromConsumerGroup, ConsumerGroup.fromClassicGroup)"
-		zombieRejoin   = "classic member removed while away rejoined a consumer group with its old member id (GroupMetadataManager.classicGroupJoinToConsumerGroup re-creates it)"
-	)
 	// The shape of seed 51: c1 restarts onto the consumer protocol at
 	// 20s for 19.6s and is restarted again at 47.4s (the downgrade, then
 	// the upgrade); classic c3 stalls from 32.5s for 73.2s.

@@ -57,9 +57,14 @@ func TestHazardReproducers(t *testing.T) {
 		// is upgraded, downgraded and upgraded while it waits.
 		"testdata/hazards/safety-cooperative-seed409.yaml": lostJoinRevocation,
 		// c6, cut off across a downgrade and an upgrade, claims t1-13
-		// after the cut heals until it is fenced; c7, fenced first, is
-		// given it.
-		"testdata/hazards/safety-eager-seed107.yaml": unheardRevocation,
+		// after the cut heals until it is fenced. Shrunk when it showed
+		// unheardRevocation; since the coordinator reads the requests
+		// behind a held JoinGroup only once it has answered it
+		// (sim.HeldRequest), the members' leaves and rejoins come later
+		// and the same storm loses c6's pending revocation in the
+		// downgrade itself. No seed of 1-500 shows unheardRevocation any
+		// more; its near misses are in TestMigrationSignatures.
+		"testdata/hazards/safety-eager-seed107.yaml": lostRevocation,
 	}
 	files, err := filepath.Glob("testdata/hazards/*.yaml")
 	if err != nil {

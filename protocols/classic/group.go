@@ -580,6 +580,13 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 	}
 	g.protocol = g.selectProtocol()
 	g.transition(CompletingRebalance, out)
+	// A generation is counted when it starts, as the coordinator numbers
+	// it ("Stabilized group ... generation", GroupMetadataManager
+	// .completeClassicGroupJoin, ClassicGroup.initNextGeneration) and as
+	// the members see it in their JoinGroup responses, whether or not its
+	// SyncGroup then completes: a member that leaves or joins before the
+	// leader's assignment starts the next one at once.
+	out.Note(sim.Note{Kind: sim.NoteRebalance, Value: int64(g.generation), Detail: "classic generation started"})
 	for _, m := range g.kafkaOrder() {
 		// Every member, rejoined or not, gets a fresh session timer and is
 		// expected to sync; a static member that did not rejoin is in the
@@ -629,7 +636,6 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 				o.Assignment = a
 			}
 			g.transition(Stable, out)
-			out.Note(sim.Note{Kind: sim.NoteRebalance, Value: int64(g.generation), Detail: "classic generation completed"})
 			for _, o := range g.kafkaOrder() {
 				if o.AwaitingSync {
 					o.AwaitingSync = false

@@ -112,3 +112,9 @@ func (HeartbeatRequest) Kind() string   { return "Heartbeat" }
 func (HeartbeatResponse) Kind() string  { return "HeartbeatResponse" }
 func (LeaveGroupRequest) Kind() string  { return "LeaveGroup" }
 func (LeaveGroupResponse) Kind() string { return "LeaveGroupResponse" }
+
+// MayBeHeld: the coordinator holds a JoinGroup until the join phase
+// completes and a SyncGroup until the leader's assignment
+// (sim.HeldRequest).
+func (JoinGroupRequest) MayBeHeld() {}
+func (SyncGroupRequest) MayBeHeld() {}
