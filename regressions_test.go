@@ -301,3 +301,30 @@ events:
 		}
 	}
 }
+
+// TestLeaveBehindAHeldJoinGroup: c3 starts at 20 s and its JoinGroup is
+// held until c1 and c2 rejoin, which they do when their next heartbeat
+// (every 3 s) hears of the rebalance. c3 closes at 20.5 s, while it is
+// held: its LeaveGroup waits behind the JoinGroup on the connection, as
+// a broker reads a connection's next request only after answering the
+// last (SocketServer, KafkaChannel.ChannelMuteState). So the join phase
+// completes with c3 in it (one generation), and its leave then starts
+// another: two rebalances. Were the LeaveGroup read at once, c3 would be
+// gone before the join completed, and there would be one.
+func TestLeaveBehindAHeldJoinGroup(t *testing.T) {
+	const src = `name: leave-behind-held-join
+duration: 60s
+topics: [{name: t, partitions: 6, rate: 10}]
+group: {initial_rebalance_delay: 0s}
+members:
+  - {count: 2, id: "c{i}"}
+  - {id: c3, start: 20s}
+events:
+  - {at: 20500ms, leave: c3}
+`
+	for _, r := range runYAML(t, src, rebalsim.Options{Protocols: []string{"eager", "cooperative"}}) {
+		if got := r.Metrics.Rebalances; got != 2 {
+			t.Errorf("%s: rebalances = %d, want 2 (the join with c3, then its leave)", r.Protocol, got)
+		}
+	}
+}

@@ -717,12 +717,15 @@ func (c *Client) Close(env sim.ClientEnv, out *sim.Effects) {
 	}
 }
 
-// leave ends close(): a member in a generation sends LeaveGroup if its
-// close option says so, by default a dynamic member only
-// (ConsumerCoordinator.maybeLeaveGroup; KIP-1092 lets a static member
-// leave too, naming its instance id).
+// leave ends close(): a member that has a member id and is not unjoined
+// sends LeaveGroup if its close option says so, by default a dynamic
+// member only (AbstractCoordinator.maybeLeaveGroup checks
+// generation.hasMemberId(), not the generation: a new member that was
+// given its id by MEMBER_ID_REQUIRED and is waiting on its JoinGroup
+// leaves too; KIP-1092 lets a static member leave, naming its instance
+// id).
 func (c *Client) leave(out *sim.Effects) {
-	if c.cfg.LeavesOnClose() && c.memberID != "" && c.generation >= 0 {
+	if c.cfg.LeavesOnClose() && c.memberID != "" && c.state != unjoined {
 		out.Request(sim.BackgroundThread, LeaveGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID})
 	}
 	c.heartbeatOn = false
