@@ -41,6 +41,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * SIGSTOP/SIGCONT and SIGKILL come from the runner for pauses and crashes.
  */
 public final class Member {
+    /** A thread this late for its next record was stopped, not slow. */
+    private static final long STALL_NANOS = 50_000_000L;
+
     public static void main(String[] args) throws Exception {
         Properties props = new Properties();
         String topicsArg = "";
@@ -71,6 +74,7 @@ public final class Member {
         // Fetching the topic's metadata connects to the broker and loads
         // the network classes, outside the group and before time zero.
         consumer.partitionsFor(topicsArg.split(",")[0], Duration.ofSeconds(60));
+        warmUp(props, topicsArg);
         log.line("waiting", "");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String cmd;
@@ -133,7 +137,6 @@ public final class Member {
         log.line("started", "");
 
         long nanosPerRecord = rate > 0 ? (long) (1e9 / rate) : 0;
-        long busyUntil = System.nanoTime();
         int lastGen = -2;
         String lastID = null;
         try {
@@ -158,12 +161,24 @@ public final class Member {
                 // nanosPerRecord of the poll loop's time, as in the simulator.
                 Map<TopicPartition, long[]> ranges = new HashMap<>();
                 List<TopicPartition> order = new ArrayList<>();
+                // The batch's clock runs from the poll() that returned it,
+                // and each record is due nanosPerRecord after the one
+                // before, not after the moment the last sleep ended: a
+                // sleep that overshoots (the scheduler of a loaded machine
+                // wakes a thread late) is made up by the next, so that n
+                // records take n/rate, as in the simulator. Lateness of
+                // more than STALL_NANOS is a stop (SIGSTOP, a long GC): the
+                // simulator stops the batch's clock for it too, so it is
+                // not made up.
+                long busyUntil = System.nanoTime();
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     if (nanosPerRecord > 0) {
-                        busyUntil = Math.max(busyUntil, System.nanoTime()) + nanosPerRecord;
+                        busyUntil += nanosPerRecord;
                         long wait = busyUntil - System.nanoTime();
                         if (wait > 2_000_000) {
                             Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        } else if (-wait > STALL_NANOS) {
+                            busyUntil = System.nanoTime();
                         }
                     }
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
@@ -182,6 +197,12 @@ public final class Member {
                 for (TopicPartition tp : order) {
                     logRange(log, tp, ranges.get(tp));
                 }
+                // The batch ends when its last record is due: the next
+                // poll() comes no earlier, as in the simulator.
+                long rest = busyUntil - System.nanoTime();
+                if (rest > 0) {
+                    Thread.sleep(rest / 1_000_000, (int) (rest % 1_000_000));
+                }
             }
         } catch (WakeupException e) {
             // SIGTERM: fall through to close
@@ -190,6 +211,43 @@ public final class Member {
             consumer.close();
             log.line("closed", "");
             closed.countDown();
+        }
+    }
+
+    /**
+     * Runs one rebalance of a consumer like this one in a group of its own,
+     * before time zero. A fresh JVM loads and interprets the classes of a
+     * rebalance (JoinGroup and SyncGroup handling, the assignor, the
+     * listener's invoker) the first time it needs them, and that took a
+     * restarted member tens of milliseconds per step at a loaded machine's
+     * speed: long enough to lose a race the simulator, whose clients take
+     * no time to think, cannot lose (its first SyncGroup came after the
+     * others had revoked and rejoined, and failed). The simulated members
+     * are warm; so the real ones are made warm too.
+     */
+    private static void warmUp(Properties props, String topics) {
+        Properties w = new Properties();
+        w.putAll(props);
+        w.remove("group.instance.id");
+        w.put("group.id", props.getProperty("group.id") + "-warmup-" + props.getProperty("client.id", "member"));
+        w.put("client.id", props.getProperty("client.id", "member") + "-warmup");
+        w.put("enable.auto.commit", "false");
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(w)) {
+            final boolean[] assigned = {false};
+            c.subscribe(List.of(topics.split(",")), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> tps) {
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> tps) {
+                    assigned[0] = true;
+                }
+            });
+            long until = System.nanoTime() + 60_000_000_000L;
+            while (!assigned[0] && System.nanoTime() < until) {
+                c.poll(Duration.ofMillis(50));
+            }
         }
     }
 

@@ -70,6 +70,36 @@ public final class Producer {
             stdinWatch.setDaemon(true);
             stdinWatch.start();
 
+            // The coordinator's view is described on a thread of its own:
+            // a describe takes tens of milliseconds, more on a loaded
+            // machine, and in the writing loop it stalled production and
+            // then wrote the arrears in a burst, where the simulator's
+            // partitions grow at a steady rate.
+            Thread observer = new Thread(() -> {
+                String lastGroup = "";
+                long next = System.nanoTime();
+                try {
+                    while (true) {
+                        String g = describe(admin, group, log);
+                        if (!g.equals(lastGroup)) {
+                            log.line("group", g);
+                            lastGroup = g;
+                        }
+                        next += 100_000_000L;
+                        long sleep = next - System.nanoTime();
+                        if (sleep > 0) {
+                            Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                        } else {
+                            next = System.nanoTime();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            observer.setDaemon(true);
+            observer.start();
+
             Properties pp = new Properties();
             pp.put("bootstrap.servers", bootstrap);
             pp.put("key.serializer", ByteArraySerializer.class.getName());
@@ -81,8 +111,6 @@ public final class Producer {
                 double[] owed = new double[topics.size()];
                 long start = System.nanoTime();
                 long tick = 10_000_000L; // 10 ms
-                long nextDescribe = start;
-                String lastGroup = "";
                 for (long n = 1; ; n++) {
                     for (int i = 0; i < topics.size(); i++) {
                         owed[i] += rates.get(i) * tick / 1e9;
@@ -92,15 +120,6 @@ public final class Producer {
                             for (int p = 0; p < partitions.get(i); p++) {
                                 producer.send(new ProducerRecord<>(topics.get(i), p, null, value));
                             }
-                        }
-                    }
-                    long now = System.nanoTime();
-                    if (now >= nextDescribe) {
-                        nextDescribe = now + 100_000_000L;
-                        String g = describe(admin, group, log);
-                        if (!g.equals(lastGroup)) {
-                            log.line("group", g);
-                            lastGroup = g;
                         }
                     }
                     long sleep = start + n * tick - System.nanoTime();
