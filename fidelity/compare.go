@@ -188,12 +188,23 @@ func MemberIDs(rec *Recording) map[string][][]string {
 // (ConsumerHeartbeatRequestManager); a classic member restarts its
 // heartbeat timer when the rebalance that assigned it completes. So:
 //
-//   - a member's first process, started with the group at time zero,
-//     starts in the simulation at the real one's last return from
+//   - a classic member's first process, started with the group at time
+//     zero, starts in the simulation at the real one's last return from
 //     onPartitionsAssigned before the first disturbance, modulo the
-//     heartbeat interval: the real group's first assignments straggle
+//     heartbeat interval: the real group's first rebalances straggle
 //     over seconds where the simulator's take milliseconds, and only
 //     where the last of them fell carries into the window;
+//   - a consumer-protocol member's first process starts at the real
+//     one's first return from onPartitionsAssigned: it acknowledges its
+//     first (often empty) assignment 60-100 ms after it joined for real,
+//     2 ms after in the simulation, and every later heartbeat keeps that
+//     phase, moved only by later acknowledgements, which the simulation
+//     makes for the same reasons. (The last return before the window,
+//     which a classic member needs, comes after a revocation whose
+//     acknowledgement the simulation then adds a second time; and it
+//     puts members in another order than they joined in, which
+//     keepJoinOrder then repaired at the cost of their phases.) The
+//     first acknowledgements come in the order of the joins;
 //   - a later process of a consumer-protocol member starts at the real
 //     one's first new member epoch (its "gen" line, polled once the
 //     join's heartbeat response came back): the real client takes
@@ -230,13 +241,21 @@ func Delays(sc *sim.Scenario, rec *Recording) map[string][]time.Duration {
 		n      int
 	}
 	gone, up := map[inc]int64{}, map[inc]int64{}
+	atZero := map[string]bool{}
+	for _, m := range sc.Members {
+		atZero[m.ID] = m.Start == 0
+	}
 	for _, l := range rec.Lines {
 		k := inc{l.Member, l.Incarnation}
 		_, seen := up[k]
 		switch {
 		case l.Ev == "go":
 			gone[k] = l.T
-		case k.n == 1 && l.T-rec.T0 < cut.Microseconds() && (l.Ev == "started" || l.Ev == "assigned" && l.Phase == "return"):
+		case k.n == 1 && rec.Protocol == sim.ProtocolNextgen && atZero[l.Member] && l.Ev == "assigned" && l.Phase == "return":
+			if !seen {
+				up[k] = l.T
+			}
+		case k.n == 1 && rec.Protocol != sim.ProtocolNextgen && l.T-rec.T0 < cut.Microseconds() && (l.Ev == "started" || l.Ev == "assigned" && l.Phase == "return"):
 			up[k] = max(up[k], l.T)
 		case k.n > 1 && !seen && (rec.Protocol == sim.ProtocolNextgen && l.Ev == "gen" && l.Gen > 0 || rec.Protocol != sim.ProtocolNextgen && l.Ev == "started"):
 			up[k] = l.T
@@ -251,7 +270,7 @@ func Delays(sc *sim.Scenario, rec *Recording) map[string][]time.Duration {
 				break
 			}
 			d := time.Duration(max(0, up[k]-g)) * time.Microsecond
-			if n == 1 && m.Start == 0 {
+			if n == 1 && m.Start == 0 && rec.Protocol != sim.ProtocolNextgen {
 				d %= heartbeatOf(sc, rec.Protocol)
 			}
 			if _, ok := up[k]; !ok {

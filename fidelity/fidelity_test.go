@@ -259,6 +259,7 @@ func TestDelaysFollowTheRealHeartbeatPhase(t *testing.T) {
 		{T: us(0), Ev: "go", Member: "c2", Incarnation: 1},
 		{T: us(0.05), Ev: "started", Member: "c1", Incarnation: 1},
 		{T: us(0.06), Ev: "started", Member: "c2", Incarnation: 1},
+		{T: us(0.1), Ev: "assigned", Phase: "return", Member: "c1", Incarnation: 1},
 		{T: us(1.2), Ev: "assigned", Phase: "return", Member: "c2", Incarnation: 1},
 		{T: us(6.1), Ev: "assigned", Phase: "return", Member: "c1", Incarnation: 1},
 		{T: us(21), Ev: "assigned", Phase: "return", Member: "c2", Incarnation: 1}, // after the first disturbance
@@ -268,11 +269,11 @@ func TestDelaysFollowTheRealHeartbeatPhase(t *testing.T) {
 		{T: us(23.4), Ev: "gen", Gen: 6, Member: "c1", Incarnation: 2},
 	}}
 	got := Delays(sc, rec)
-	// The consumer protocol's default heartbeat is 5 s: c1's last
-	// assignment before 20 s, at 6.1 s, is 1.1 s into an interval; c2's
-	// at 1.2 s (the one at 21 s is inside the window). c1's second
-	// process has its first member epoch 0.4 s after it was told to go.
-	want := map[string][]time.Duration{"c1": {1100 * time.Millisecond, 400 * time.Millisecond}, "c2": {1200 * time.Millisecond}}
+	// A consumer-protocol member's heartbeats keep the phase of its first
+	// acknowledgement: c1's at 0.1 s (not its later one at 6.1 s, which
+	// the simulation makes by itself), c2's at 1.2 s. c1's second process
+	// has its first member epoch 0.4 s after it was told to go.
+	want := map[string][]time.Duration{"c1": {100 * time.Millisecond, 400 * time.Millisecond}, "c2": {1200 * time.Millisecond}}
 	for m, ds := range want {
 		if len(got[m]) != len(ds) {
 			t.Fatalf("Delays[%s] = %v, want %v", m, got[m], ds)
@@ -354,17 +355,18 @@ func TestDelaysKeepTheFirstJoiner(t *testing.T) {
 		Line{T: us(0.6), Ev: "joined", Member: "c2", Incarnation: 1},
 		Line{T: us(0.7), Ev: "joined", Member: "c1", Incarnation: 1},
 		Line{T: us(0.9), Ev: "joined", Member: "c3", Incarnation: 1},
-		// The acknowledgements that set the phases: c1 1.0 s, c2 2.0 s,
-		// c3 3.0 s into a 5 s interval.
+		// The first acknowledgements, which set the phases: c1's before
+		// c2's although c2 joined first.
+		Line{T: us(0.65), Ev: "assigned", Phase: "return", Member: "c1", Incarnation: 1},
+		Line{T: us(0.8), Ev: "assigned", Phase: "return", Member: "c2", Incarnation: 1},
+		Line{T: us(0.95), Ev: "assigned", Phase: "return", Member: "c3", Incarnation: 1},
 		Line{T: us(6.0), Ev: "assigned", Phase: "return", Member: "c1", Incarnation: 1},
-		Line{T: us(7.0), Ev: "assigned", Phase: "return", Member: "c2", Incarnation: 1},
-		Line{T: us(8.0), Ev: "assigned", Phase: "return", Member: "c3", Incarnation: 1},
 	)
 	got := Delays(sc, &Recording{Protocol: sim.ProtocolNextgen, T0: us(0), Lines: lines})
-	// c2 joined first and starts at its phase, 2.0 s; c1, whose phase
-	// (1.0 s) is earlier, starts 0.1 s after c2, as it joined; c3's phase
-	// (3.0 s) is after c2's already.
-	want := map[string]time.Duration{"c1": 2100 * time.Millisecond, "c2": 2 * time.Second, "c3": 3 * time.Second}
+	// c2 joined first and starts at its acknowledgement, 0.8 s; c1, whose
+	// acknowledgement (0.65 s) is earlier, starts 0.1 s after c2, as it
+	// joined; c3's (0.95 s) is after c2's already.
+	want := map[string]time.Duration{"c1": 900 * time.Millisecond, "c2": 800 * time.Millisecond, "c3": 950 * time.Millisecond}
 	for m, d := range want {
 		if len(got[m]) != 1 || got[m][0] != d {
 			t.Errorf("Delays[%s] = %v, want [%v]", m, got[m], d)
