@@ -184,8 +184,12 @@ type changingMember struct {
 	// member's share of the unassigned list after deal.
 	remaining, from, to int32
 	// keptList[keptFrom:keptFrom+kept] is what the member kept of its
-	// current target.
+	// current target, unless keptWhole.
 	keptFrom, kept int32
+	// keptWhole: the member kept every partition of its current target,
+	// none out of place, and they are not in keptList (see
+	// keptAndDealt).
+	keptWhole bool
 	// changed: the member gave up or dropped some of its current target,
 	// or its target had something out of place (see keepWithinQuota).
 	changed bool
@@ -270,16 +274,18 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			held = heldBuf
 		}
 		keptFrom := len(b.keptList)
-		// lazy: the member's partitions fill its quota exactly, as
-		// nearly every member's do in a settled group, so unless one is
-		// out of place it keeps them all and stays as it is, and what it
-		// kept need not be listed in keptList; held[:unlisted] were kept
-		// so.
+		// lazy: the member's partitions fit its quota, as nearly every
+		// member's do in a settled group, so unless one is out of place
+		// it keeps them all, and what it kept need not be listed in
+		// keptList; held[:unlisted] were kept so. A member at its quota
+		// then stays as it is; one under it waits for the deal, which
+		// under Kafka 4.1's rule, after a member leaves, gives most such
+		// members nothing (see changingMember.keptWhole).
 		size := 0
 		for _, c := range held {
 			size += len(c.parts)
 		}
-		lazy, unlisted := size == quota && !changed, 0
+		lazy, unlisted := size <= quota && !changed, 0
 		for j, c := range held {
 			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
 			ps := c.parts
@@ -351,11 +357,14 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// The quotas sum to the partition count, so a member left under
 		// its quota receives exactly what it lacks in deal.
 		if unfilled || changed {
-			// A member that kept its partitions unlisted has its quota
-			// and nothing out of place, so it does not come here; but
-			// the deal would need the list.
-			b.listKept(held[:unlisted])
-			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, changed: changed, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
+			// A member that kept all it holds unlisted has nothing out
+			// of place: it is here to wait for the deal, and what it
+			// kept is listed only if the deal gives it something.
+			keptWhole := lazy && unlisted == len(held)
+			if !keptWhole {
+				b.listKept(held[:unlisted])
+			}
+			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, changed: changed, keptWhole: keptWhole, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
 			continue
 		}
 		// Settled: what it kept is its current target, no list needed.
@@ -584,10 +593,30 @@ func (c *changingMember) settled() bool { return !c.changed && c.from == c.to }
 // releases has filled its quota and is dealt nothing).
 func (b *homogeneousBuilder) keptAndDealt(buf []int32, c changingMember) []int32 {
 	from := len(buf)
-	buf = append(buf, b.keptList[c.keptFrom:c.keptFrom+c.kept]...)
+	if c.keptWhole {
+		buf = b.appendCurrent(buf, b.members[c.member].Current)
+	} else {
+		buf = append(buf, b.keptList[c.keptFrom:c.keptFrom+c.kept]...)
+	}
 	buf = append(buf, b.unassigned[c.from:c.to]...)
 	if mine := buf[from:]; !slices.IsSorted(mine) {
 		slices.Sort(mine)
+	}
+	return buf
+}
+
+// appendCurrent appends to buf the global indices of every partition of
+// current, a target that keepWithinQuota found all in place (subscribed,
+// existing topics; partitions ascending, each held once), in map order.
+func (b *homogeneousBuilder) appendCurrent(buf []int32, current kafka.Assignment) []int32 {
+	for name, ps := range current {
+		if len(ps) == 0 {
+			continue
+		}
+		base := int32(b.ti.offset[b.ti.lookupNear(name, 0)])
+		for _, p := range ps {
+			buf = append(buf, base+p)
+		}
 	}
 	return buf
 }
