@@ -169,6 +169,12 @@ func (a Assignment) merge(b Assignment, both bool) Assignment {
 	var out Assignment
 	for t, ps := range a {
 		other := b[t]
+		if !both && slices.Equal(ps, other) {
+			// Nothing of this topic is left, as in most of a member's
+			// differences after a rebalance that left it as it was: one
+			// comparison of memory, not a walk.
+			continue
+		}
 		var kept []int32
 		j := 0
 		for _, p := range ps {

@@ -62,6 +62,13 @@ func TestMinusIntersectAgainstMembership(t *testing.T) {
 	}
 	for i := range 2000 {
 		a, b := random(), random()
+		for _, tp := range a.Topics() {
+			// Lists equal on both sides, as most of a member's are
+			// before and after a rebalance.
+			if next(2) == 0 {
+				b[tp] = slices.Clone(a[tp])
+			}
+		}
 		minus, inter := a.Minus(b), a.Intersect(b)
 		for _, tp := range topics {
 			for p := range int32(16) {
