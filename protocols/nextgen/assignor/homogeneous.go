@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/rebalsim/rebalsim/internal/javaorder"
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
@@ -301,6 +302,11 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 				lazy, unlisted = false, 0
 			}
 			if len(ps) > quota {
+				if b.giveUpFew(ps, base, n, quota) {
+					quota = 0
+					changed = true
+					continue
+				}
 				// Some are given up: which, Kafka's HashSet order decides.
 				ps = javaSetOrder(ps, &orderBuf)
 			}
@@ -426,6 +432,61 @@ func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32, list bool) b
 		b.keptList = append(b.keptList, ps...)
 		for i := from; i < len(b.keptList); i++ {
 			b.keptList[i] += int32(base)
+		}
+	}
+	return true
+}
+
+// maxGiveUpFew is the most partitions giveUpFew picks out by scanning.
+const maxGiveUpFew = 8
+
+// giveUpFew does what the loop in keepWithinQuota does for a member
+// keeping quota of ps and giving up the rest, when the rest are a few
+// (at most maxGiveUpFew) and every partition of ps ascends, exists and is
+// nobody's yet, as when a member joins a balanced group and each member
+// over the new quota gives up one: the partitions given up are the last
+// ones in Kafka's HashSet order (see javaSetOrder), found by a scan for
+// the largest (bucket, position) keys instead of ordering the whole set.
+// It claims ps, lists the kept ones (ascending) in keptList and the given
+// up ones (in set order) in releasedList, and reports true; otherwise it
+// reports false and changes nothing.
+func (b *homogeneousBuilder) giveUpFew(ps []int32, base int, n int32, quota int) bool {
+	k := len(ps) - quota
+	if k <= 0 || k > maxGiveUpFew {
+		return false
+	}
+	for i, p := range ps {
+		if p < 0 || p >= n || (i > 0 && p <= ps[i-1]) || b.claimed.has(base+int(p)) {
+			return false
+		}
+	}
+	capacity := javaSetCapacity(len(ps))
+	// last holds the k largest keys seen, ascending.
+	var buf [maxGiveUpFew]uint64
+	last := buf[:0]
+	for i, p := range ps {
+		key := uint64(javaorder.HashMapBucket(uint32(p), capacity))<<32 | uint64(i)
+		if len(last) == k {
+			if key < last[0] {
+				continue
+			}
+			last = append(last[:0], last[1:]...)
+		}
+		j := len(last)
+		last = append(last, key)
+		for ; j > 0 && last[j-1] > key; j-- {
+			last[j] = last[j-1]
+		}
+		last[j] = key
+	}
+	for _, key := range last {
+		b.releasedList = append(b.releasedList, int32(base)+ps[uint32(key)])
+	}
+	for i, p := range ps {
+		g := base + int(p)
+		b.claimed.add(g)
+		if !slices.ContainsFunc(last, func(key uint64) bool { return int(uint32(key)) == i }) {
+			b.keptList = append(b.keptList, int32(g))
 		}
 	}
 	return true
