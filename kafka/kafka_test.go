@@ -62,6 +62,13 @@ func TestMinusIntersectAgainstMembership(t *testing.T) {
 	}
 	for i := range 2000 {
 		a, b := random(), random()
+		for _, tp := range a.Topics() {
+			// Lists equal on both sides, as most of a member's are
+			// before and after a rebalance.
+			if next(2) == 0 {
+				b[tp] = slices.Clone(a[tp])
+			}
+		}
 		minus, inter := a.Minus(b), a.Intersect(b)
 		for _, tp := range topics {
 			for p := range int32(16) {
@@ -74,6 +81,34 @@ func TestMinusIntersectAgainstMembership(t *testing.T) {
 		}
 		if (minus == nil) != (minus.Size() == 0) || (inter == nil) != (inter.Size() == 0) {
 			t.Fatalf("case %d: an empty difference must be nil: %v / %v", i, minus, inter)
+		}
+	}
+}
+
+// TestEqual: assignments are equal when they hold the same partitions, an
+// empty list reading as no topic at all, whichever side it is on and
+// whether or not the two list as many topics.
+func TestEqual(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b Assignment
+		want bool
+	}{
+		{"both empty", nil, Assignment{}, true},
+		{"same", Assignment{"a": {1, 2}, "b": {3}}, Assignment{"b": {3}, "a": {1, 2}}, true},
+		{"a partition less", Assignment{"a": {1, 2}}, Assignment{"a": {1}}, false},
+		{"another partition", Assignment{"a": {1, 2}}, Assignment{"a": {1, 3}}, false},
+		{"another topic, as many topics", Assignment{"a": {1}}, Assignment{"b": {1}}, false},
+		{"an empty list against none", Assignment{"a": {1}, "b": {}}, Assignment{"a": {1}}, true},
+		{"an empty list each, other topics", Assignment{"a": {1}, "b": {}}, Assignment{"a": {1}, "c": nil}, true},
+		{"an empty list against a partition", Assignment{"a": {1}, "b": {}}, Assignment{"a": {1}, "b": {2}}, false},
+		{"an empty list beside the partition", Assignment{"b": {}}, Assignment{"a": {1}}, false},
+	} {
+		if got := tc.a.Equal(tc.b); got != tc.want {
+			t.Errorf("%s: %v.Equal(%v) = %v, want %v", tc.name, tc.a, tc.b, got, tc.want)
+		}
+		if got := tc.b.Equal(tc.a); got != tc.want {
+			t.Errorf("%s: %v.Equal(%v) = %v, want %v", tc.name, tc.b, tc.a, got, tc.want)
 		}
 	}
 }

@@ -35,8 +35,12 @@ type timer struct {
 // found fastest by a scan of a short list (the kinds are mostly the
 // model's constant strings, so comparisons are cheap); the coordinator has
 // a few per member, so past a handful the set keeps an index too.
+//
+// The ids of the short list sit side by side in ids, so that the scan
+// reads one run of memory, not each timer it passes.
 type timerSet struct {
 	list  []*timer
+	ids   []TimerID
 	index map[TimerID]*timer
 }
 
@@ -47,13 +51,15 @@ func (s *timerSet) get(id TimerID) *timer {
 	if s.index != nil {
 		return s.index[id]
 	}
-	for i, t := range s.list {
-		if t.id == id {
+	for i := range s.ids {
+		if s.ids[i] == id {
+			t := s.list[i]
 			if i > 0 {
 				// Move the timer one step towards the front: the
 				// timers set most often (a heartbeat's) end up first,
 				// and a scan reads fewer timers on the way.
 				s.list[i-1], s.list[i] = t, s.list[i-1]
+				s.ids[i-1], s.ids[i] = s.ids[i], s.ids[i-1]
 			}
 			return t
 		}
@@ -63,6 +69,7 @@ func (s *timerSet) get(id TimerID) *timer {
 
 func (s *timerSet) add(t *timer) {
 	s.list = append(s.list, t)
+	s.ids = append(s.ids, t.id)
 	switch {
 	case s.index != nil:
 		s.index[t.id] = t

@@ -240,6 +240,25 @@ func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 	}
 }
 
+// advanceEpoch moves a stable member that holds its target and revokes
+// nothing to epoch, as setAssignment would with the same partitions, their
+// partition epochs along with it, without building its assignment again.
+func (g *consumerGroup) advanceEpoch(m *member, epoch int32) {
+	g.countReconciling(m, -1)
+	g.partitionEpochs.move(m.Assigned, m.Epoch, epoch)
+	m.PreviousEpoch, m.Epoch = m.Epoch, epoch
+	if m.Assigned == nil {
+		m.Assigned = kafka.Assignment{}
+	}
+	if m.PendingRevocation == nil {
+		m.PendingRevocation = kafka.Assignment{}
+	}
+	g.countReconciling(m, +1)
+	if m.assignmentEpochs == nil {
+		m.noteAssignment(m.Assigned, m.PendingRevocation, m.Epoch)
+	}
+}
+
 // addMember appends a member and claims what it holds.
 func (g *consumerGroup) addMember(m *member) {
 	if g.byID[m.id] != nil {

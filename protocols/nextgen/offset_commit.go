@@ -1,7 +1,9 @@
 package nextgen
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic"
@@ -17,45 +19,72 @@ const StaleMemberEpoch = classic.ErrorCode("STALE_MEMBER_EPOCH")
 // ConsumerGroupMember.assignedPartitionsWithEpochs and
 // partitionsPendingRevocationWithEpochs): a partition the member keeps
 // keeps its epoch across the member's epoch bumps, a newly assigned one
-// takes the member's new epoch.
-type assignmentEpochs map[kafka.TopicPartition]int32
+// takes the member's new epoch. Per topic, the partitions ascending with
+// their epochs, so that moving them along is a walk beside the member's
+// sorted partition lists, not a hash of topic and partition each.
+type assignmentEpochs map[string][]partitionEpoch
+
+type partitionEpoch struct{ partition, epoch int32 }
+
+// get returns the epoch at which tp was assigned, and whether it is the
+// member's at all.
+func (ae assignmentEpochs) get(tp kafka.TopicPartition) (int32, bool) {
+	pes := ae[tp.Topic]
+	i, ok := slices.BinarySearchFunc(pes, tp.Partition, func(pe partitionEpoch, p int32) int { return cmp.Compare(pe.partition, p) })
+	if !ok {
+		return 0, false
+	}
+	return pes[i].epoch, true
+}
 
 // noteAssignment moves m's assignment epochs along to its next
 // reconciliation record: kept partitions keep theirs, new ones take
 // epoch, released ones are dropped.
-//
-// It runs on every reconciliation record, which at each epoch bump is
-// every member's, most of them keeping what they hold: so it first adds
-// what is new, counting what is held, and walks the map for released
-// partitions only when it holds more than that.
 func (m *member) noteAssignment(next kafka.Assignment, pending kafka.Assignment, epoch int32) {
-	if m.assignmentEpochs == nil {
-		m.assignmentEpochs = assignmentEpochs{}
-	}
-	held := 0
-	for i, a := range []kafka.Assignment{next, pending} {
-		for t, ps := range a {
-			for _, p := range ps {
-				tp := kafka.TopicPartition{Topic: t, Partition: p}
-				if i == 1 && next.Contains(tp) {
-					continue // counted with next
-				}
-				held++
-				if _, ok := m.assignmentEpochs[tp]; !ok {
-					m.assignmentEpochs[tp] = epoch
-				}
+	old := m.assignmentEpochs
+	m.assignmentEpochs = make(assignmentEpochs, len(next)+len(pending))
+	for _, a := range []kafka.Assignment{next, pending} {
+		for t := range a {
+			if _, done := m.assignmentEpochs[t]; done {
+				continue
+			}
+			if pes := mergeEpochs(old[t], next[t], pending[t], epoch); len(pes) > 0 {
+				m.assignmentEpochs[t] = pes
 			}
 		}
 	}
-	if len(m.assignmentEpochs) == held {
-		// Every key is a held partition: none was released.
-		return
-	}
-	for tp := range m.assignmentEpochs {
-		if !next.Contains(tp) && !pending.Contains(tp) {
-			delete(m.assignmentEpochs, tp)
+}
+
+// mergeEpochs lists the partitions of one topic that a member holds
+// (next) or is revoking (pending), both ascending, with the epoch old
+// gives each, or epoch for those old does not have.
+func mergeEpochs(old []partitionEpoch, next, pending []int32, epoch int32) []partitionEpoch {
+	out := make([]partitionEpoch, 0, len(next)+len(pending))
+	i, j, k := 0, 0, 0
+	for j < len(next) || k < len(pending) {
+		var p int32
+		switch {
+		case k == len(pending) || (j < len(next) && next[j] < pending[k]):
+			p = next[j]
+			j++
+		case j == len(next) || pending[k] < next[j]:
+			p = pending[k]
+			k++
+		default: // in both: counted once
+			p = next[j]
+			j++
+			k++
 		}
+		for i < len(old) && old[i].partition < p {
+			i++
+		}
+		e := epoch
+		if i < len(old) && old[i].partition == p {
+			e = old[i].epoch
+		}
+		out = append(out, partitionEpoch{p, e})
 	}
+	return out
 }
 
 // validateOffsetCommit is ConsumerGroup.validateOffsetCommit for a
@@ -95,7 +124,7 @@ func (g *consumerGroup) validateOffsetCommit(release string, req sim.OffsetCommi
 	}
 	var r sim.OffsetCommitResponse
 	for _, tp := range req.Partitions {
-		if at, ok := m.assignmentEpochs[tp]; !ok || at > epoch {
+		if at, ok := m.assignmentEpochs.get(tp); !ok || at > epoch {
 			r.Rejected = append(r.Rejected, sim.CommitError{Partition: tp, Error: string(stale)})
 		}
 	}
@@ -113,17 +142,19 @@ func (c *Coordinator) onOffsetCommit(env sim.CoordinatorEnv, from sim.Endpoint, 
 
 // String prints the epochs in partition order, for tests.
 func (ae assignmentEpochs) String() string {
-	tps := make([]kafka.TopicPartition, 0, len(ae))
-	for tp := range ae {
-		tps = append(tps, tp)
+	topics := make([]string, 0, len(ae))
+	for t := range ae {
+		topics = append(topics, t)
 	}
-	kafka.SortPartitions(tps)
+	slices.Sort(topics)
 	s := ""
-	for i, tp := range tps {
-		if i > 0 {
-			s += " "
+	for _, t := range topics {
+		for _, pe := range ae[t] {
+			if s != "" {
+				s += " "
+			}
+			s += fmt.Sprintf("%s@%d", kafka.TopicPartition{Topic: t, Partition: pe.partition}, pe.epoch)
 		}
-		s += fmt.Sprintf("%s@%d", tp, ae[tp])
 	}
 	return s
 }

@@ -58,6 +58,20 @@ func (pe partitionEpochs) release(a kafka.Assignment, epoch int32) {
 	}
 }
 
+// move sets a's partitions, which must be claimed at from, to epoch to:
+// release and claim in one pass.
+func (pe partitionEpochs) move(a kafka.Assignment, from, to int32) {
+	for t, parts := range a {
+		ps := pe[t]
+		for _, p := range parts {
+			if int(p) >= len(ps) || ps[p] != from {
+				panic(fmt.Sprintf("nextgen: cannot move %s-%d from epoch %d to %d: it is owned at epoch %d", t, p, from, to, pe.get(kafka.TopicPartition{Topic: t, Partition: p})))
+			}
+			ps[p] = to
+		}
+	}
+}
+
 // held returns every claimed partition with its epoch (for tests and dumps;
 // callers sort what they show).
 func (pe partitionEpochs) held() map[kafka.TopicPartition]int32 {

@@ -159,6 +159,35 @@ func TestJavaSetOrder(t *testing.T) {
 	}
 }
 
+// TestJavaSetOrderRandom: javaSetOrder against the table-of-buckets
+// reference on random lists of distinct partitions, in random order, of up
+// to 600 (beyond the 256 the sort keeps on the stack) and numbers up to
+// 200,000 (beyond 65,536, where the hash spread moves partitions between
+// buckets). The reference is exact for distinct lists: each bucket in list
+// order.
+func TestJavaSetOrderRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 2))
+	var buf []int32
+	for range 500 {
+		n := 1 + rng.IntN(600)
+		seen := map[int32]bool{}
+		var list []int32
+		for len(list) < n {
+			p := rng.Int32N(200_000)
+			if !seen[p] {
+				seen[p] = true
+				list = append(list, p)
+			}
+		}
+		if rng.IntN(2) == 0 {
+			slices.Sort(list)
+		}
+		if got, want := javaSetOrder(list, &buf), referenceHashSet(list); !slices.Equal(got, want) {
+			t.Fatalf("%v iterates as %v, want %v", list, got, want)
+		}
+	}
+}
+
 // TestUniformHomogeneousKeepsInHashSetOrder: 40 partitions, A holding 0-19
 // and B 20-39, and C joins: 13 each and one extra, which A, first, keeps
 // (under both builders). A iterates 0-19 in order and keeps 0-13. B's set

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/rebalsim/rebalsim/internal/javaorder"
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
@@ -184,8 +185,12 @@ type changingMember struct {
 	// member's share of the unassigned list after deal.
 	remaining, from, to int32
 	// keptList[keptFrom:keptFrom+kept] is what the member kept of its
-	// current target.
+	// current target, unless keptWhole.
 	keptFrom, kept int32
+	// keptWhole: the member kept every partition of its current target,
+	// none out of place, and they are not in keptList (see
+	// keptAndDealt).
+	keptWhole bool
 	// changed: the member gave up or dropped some of its current target,
 	// or its target had something out of place (see keepWithinQuota).
 	changed bool
@@ -270,16 +275,18 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 			held = heldBuf
 		}
 		keptFrom := len(b.keptList)
-		// lazy: the member's partitions fill its quota exactly, as
-		// nearly every member's do in a settled group, so unless one is
-		// out of place it keeps them all and stays as it is, and what it
-		// kept need not be listed in keptList; held[:unlisted] were kept
-		// so.
+		// lazy: the member's partitions fit its quota, as nearly every
+		// member's do in a settled group, so unless one is out of place
+		// it keeps them all, and what it kept need not be listed in
+		// keptList; held[:unlisted] were kept so. A member at its quota
+		// then stays as it is; one under it waits for the deal, which
+		// under Kafka 4.1's rule, after a member leaves, gives most such
+		// members nothing (see changingMember.keptWhole).
 		size := 0
 		for _, c := range held {
 			size += len(c.parts)
 		}
-		lazy, unlisted := size == quota && !changed, 0
+		lazy, unlisted := size <= quota && !changed, 0
 		for j, c := range held {
 			base, n := b.ti.offset[c.topic], b.ti.counts[c.topic]
 			ps := c.parts
@@ -295,6 +302,11 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 				lazy, unlisted = false, 0
 			}
 			if len(ps) > quota {
+				if b.giveUpFew(ps, base, n, quota) {
+					quota = 0
+					changed = true
+					continue
+				}
 				// Some are given up: which, Kafka's HashSet order decides.
 				ps = javaSetOrder(ps, &orderBuf)
 			}
@@ -351,11 +363,14 @@ func (b *homogeneousBuilder) keepWithinQuota() {
 		// The quotas sum to the partition count, so a member left under
 		// its quota receives exactly what it lacks in deal.
 		if unfilled || changed {
-			// A member that kept its partitions unlisted has its quota
-			// and nothing out of place, so it does not come here; but
-			// the deal would need the list.
-			b.listKept(held[:unlisted])
-			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, changed: changed, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
+			// A member that kept all it holds unlisted has nothing out
+			// of place: it is here to wait for the deal, and what it
+			// kept is listed only if the deal gives it something.
+			keptWhole := lazy && unlisted == len(held)
+			if !keptWhole {
+				b.listKept(held[:unlisted])
+			}
+			b.changing = append(b.changing, changingMember{member: int32(m), unfilled: unfilled, changed: changed, keptWhole: keptWhole, remaining: int32(quota), keptFrom: int32(keptFrom), kept: int32(kept)})
 			continue
 		}
 		// Settled: what it kept is its current target, no list needed.
@@ -417,6 +432,61 @@ func (b *homogeneousBuilder) keepAll(ps []int32, base int, n int32, list bool) b
 		b.keptList = append(b.keptList, ps...)
 		for i := from; i < len(b.keptList); i++ {
 			b.keptList[i] += int32(base)
+		}
+	}
+	return true
+}
+
+// maxGiveUpFew is the most partitions giveUpFew picks out by scanning.
+const maxGiveUpFew = 8
+
+// giveUpFew does what the loop in keepWithinQuota does for a member
+// keeping quota of ps and giving up the rest, when the rest are a few
+// (at most maxGiveUpFew) and every partition of ps ascends, exists and is
+// nobody's yet, as when a member joins a balanced group and each member
+// over the new quota gives up one: the partitions given up are the last
+// ones in Kafka's HashSet order (see javaSetOrder), found by a scan for
+// the largest (bucket, position) keys instead of ordering the whole set.
+// It claims ps, lists the kept ones (ascending) in keptList and the given
+// up ones (in set order) in releasedList, and reports true; otherwise it
+// reports false and changes nothing.
+func (b *homogeneousBuilder) giveUpFew(ps []int32, base int, n int32, quota int) bool {
+	k := len(ps) - quota
+	if k <= 0 || k > maxGiveUpFew {
+		return false
+	}
+	for i, p := range ps {
+		if p < 0 || p >= n || (i > 0 && p <= ps[i-1]) || b.claimed.has(base+int(p)) {
+			return false
+		}
+	}
+	capacity := javaSetCapacity(len(ps))
+	// last holds the k largest keys seen, ascending.
+	var buf [maxGiveUpFew]uint64
+	last := buf[:0]
+	for i, p := range ps {
+		key := uint64(javaorder.HashMapBucket(uint32(p), capacity))<<32 | uint64(i)
+		if len(last) == k {
+			if key < last[0] {
+				continue
+			}
+			last = append(last[:0], last[1:]...)
+		}
+		j := len(last)
+		last = append(last, key)
+		for ; j > 0 && last[j-1] > key; j-- {
+			last[j] = last[j-1]
+		}
+		last[j] = key
+	}
+	for _, key := range last {
+		b.releasedList = append(b.releasedList, int32(base)+ps[uint32(key)])
+	}
+	for i, p := range ps {
+		g := base + int(p)
+		b.claimed.add(g)
+		if !slices.ContainsFunc(last, func(key uint64) bool { return int(uint32(key)) == i }) {
+			b.keptList = append(b.keptList, int32(g))
 		}
 	}
 	return true
@@ -584,10 +654,30 @@ func (c *changingMember) settled() bool { return !c.changed && c.from == c.to }
 // releases has filled its quota and is dealt nothing).
 func (b *homogeneousBuilder) keptAndDealt(buf []int32, c changingMember) []int32 {
 	from := len(buf)
-	buf = append(buf, b.keptList[c.keptFrom:c.keptFrom+c.kept]...)
+	if c.keptWhole {
+		buf = b.appendCurrent(buf, b.members[c.member].Current)
+	} else {
+		buf = append(buf, b.keptList[c.keptFrom:c.keptFrom+c.kept]...)
+	}
 	buf = append(buf, b.unassigned[c.from:c.to]...)
 	if mine := buf[from:]; !slices.IsSorted(mine) {
 		slices.Sort(mine)
+	}
+	return buf
+}
+
+// appendCurrent appends to buf the global indices of every partition of
+// current, a target that keepWithinQuota found all in place (subscribed,
+// existing topics; partitions ascending, each held once), in map order.
+func (b *homogeneousBuilder) appendCurrent(buf []int32, current kafka.Assignment) []int32 {
+	for name, ps := range current {
+		if len(ps) == 0 {
+			continue
+		}
+		base := int32(b.ti.offset[b.ti.lookupNear(name, 0)])
+		for _, p := range ps {
+			buf = append(buf, base+p)
+		}
 	}
 	return buf
 }

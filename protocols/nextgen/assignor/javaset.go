@@ -46,8 +46,23 @@ func javaSetOrder(ps []int32, buf *[]int32) []int32 {
 	if inOrder {
 		return ps
 	}
-	*buf = append((*buf)[:0], ps...)
-	slices.SortStableFunc(*buf, func(a, b int32) int { return bucket(a) - bucket(b) })
+	// Sort (bucket, position in ps) pairs packed in one word each: a
+	// plain sort of integers, stable by construction, with no comparison
+	// function to call (a member giving partitions up runs this on every
+	// epoch bump that shrinks its quota).
+	var stack [256]uint64
+	keys := stack[:0]
+	if len(ps) > len(stack) {
+		keys = make([]uint64, 0, len(ps))
+	}
+	for i, p := range ps {
+		keys = append(keys, uint64(bucket(p))<<32|uint64(i))
+	}
+	slices.Sort(keys)
+	*buf = (*buf)[:0]
+	for _, k := range keys {
+		*buf = append(*buf, ps[uint32(k)])
+	}
 	return *buf
 }
 

@@ -1,6 +1,7 @@
 package assignor
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -375,6 +376,60 @@ func TestBuildersMatchReference(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestRollingRestartMatchesReference: a homogeneous group through a
+// rolling restart, as the coordinator drives it: each step one member
+// leaves (the others keep the targets the previous step gave them) or
+// comes back, and every target is checked against the reference builder
+// fed the same spec. The steps after a leave are where Kafka 4.1's rule
+// queues nearly every member for an extra that most of them do not get.
+func TestRollingRestartMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 3))
+	for run := range 100 {
+		n := 2 + r.IntN(30)
+		topics := []kafka.Topic{{Name: "a", Partitions: int32(1 + r.IntN(300))}}
+		if r.IntN(2) == 0 {
+			topics = append(topics, kafka.Topic{Name: "b", Partitions: int32(1 + r.IntN(50))})
+		}
+		var names []string
+		for _, tp := range topics {
+			names = append(names, tp.Name)
+		}
+		members := make([]Member, n)
+		for i := range members {
+			members[i] = Member{ID: fmt.Sprintf("m%d", i), Topics: names}
+		}
+		extraToAny := run%2 == 1
+		step := func(what string) {
+			t.Helper()
+			spec := GroupSpec{Members: members, Type: Homogeneous, ExtraToAnyMember: extraToAny}
+			got, err := Uniform().Assign(spec, topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := referenceHomogeneous(spec, topics)
+			for _, m := range members {
+				if !got[m.ID].Equal(want[m.ID]) {
+					t.Fatalf("run %d (extra to any member %v), %s: member %s got %v, reference %v", run, extraToAny, what, m.ID, got[m.ID], want[m.ID])
+				}
+			}
+			for i := range members {
+				members[i].Current = got[members[i].ID]
+			}
+		}
+		step("first assignment")
+		for i := range 2 * n {
+			gone := r.IntN(len(members))
+			back := members[gone]
+			members = slices.Delete(members, gone, gone+1)
+			step(fmt.Sprintf("step %d, %s left", i, back.ID))
+			back.Current = nil
+			at := r.IntN(len(members) + 1)
+			members = slices.Insert(members, at, back)
+			step(fmt.Sprintf("step %d, %s back", i, back.ID))
 		}
 	}
 }

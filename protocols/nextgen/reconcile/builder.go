@@ -157,11 +157,14 @@ func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 			target = nil
 		}
 		current := sortedSet(r.member.Assigned[t])
+		// The topic's lists are built here and put in the maps once
+		// (topics are distinct), not looked up for every partition.
+		var kept, revoked, given []int32
 		for _, p := range current {
 			if contains(target, p) {
-				keep[t] = append(keep[t], p)
+				kept = append(kept, p)
 			} else {
-				revoke[t] = append(revoke[t], p)
+				revoked = append(revoked, p)
 			}
 		}
 		for _, p := range target {
@@ -175,8 +178,11 @@ func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 				unreleased = true
 				continue
 			}
-			give[t] = append(give[t], p)
+			given = append(given, p)
 		}
+		putNonEmpty(keep, t, kept)
+		putNonEmpty(revoke, t, revoked)
+		putNonEmpty(give, t, given)
 	}
 
 	next := Member{Subscription: slices.Clone(r.member.Subscription)}
@@ -347,6 +353,13 @@ func cloneAssignment(a kafka.Assignment) kafka.Assignment {
 // unionTopics lists the topics of a and b, sorted, so that the builder never
 // walks a Go map (PartitionEpoch is the caller's function and may observe the
 // order of calls).
+// putNonEmpty sets a[t] to ps unless ps is empty.
+func putNonEmpty(a kafka.Assignment, t string, ps []int32) {
+	if len(ps) > 0 {
+		a[t] = ps
+	}
+}
+
 func unionTopics(a, b kafka.Assignment) []string {
 	ts := make([]string, 0, len(a)+len(b))
 	for t := range a {
