@@ -93,6 +93,12 @@ type caughtUp struct{ t0, t1, mass float64 }
 
 func (c caughtUp) piece() latencyPiece { return latencyPiece{t0: c.t0, t1: c.t1, mass: c.mass} }
 
+// same reports whether two caught-up stretches are alike to the bit.
+func (c caughtUp) same(d caughtUp) bool { return samePiece(c.piece(), d.piece()) }
+
+// zero is caught-up stretch i.
+func (p pieceChunks) zero(i int) caughtUp { return p.zeros[i/pieceChunk][i%pieceChunk] }
+
 // latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
 // ascending) and, once counted, the histogram of each window.
 type latencyWindowSet struct {
@@ -115,45 +121,51 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	// A piece at latency 0 throughout (a caught-up stretch) adds records
 	// to bucket 0 alone, and no other piece but one reaching exactly 0
 	// adds any there: bucket 0's sum and the others' are apart, so the
-	// pieces at latency 0 and the others make runs of their own, and a
-	// caught-up stretch between two alike drains does not cut their run.
-	// A piece adding records to bucket 0 without being at latency 0
-	// throughout is added at once, after every piece before it.
-	var zero, other pieceRun
-	flush := func(r *pieceRun) {
-		for j := range r.clips {
-			w := &r.clips[j]
-			sets[w.set].hists[w.window].add(w.c, r.n)
+	// pieces at latency 0 are added as they come (zero) and the others
+	// make runs of their own, which a caught-up stretch between two alike
+	// drains does not cut. A piece adding records to bucket 0 without
+	// being at latency 0 throughout is added at once, after every piece
+	// before it.
+	zero := zeroCounter{cursors: windowCursors(sets), sets: sets}
+	var other pieceRun
+	flush := func() {
+		for j := range other.clips {
+			w := &other.clips[j]
+			sets[w.set].hists[w.window].add(w.c, other.n)
 		}
-		r.n = 0
+		other.n = 0
 	}
-	// piece reads n pieces like q (of run at of chunk, if chunk is not -1).
+	// piece reads n pieces like q, of run at of chunk.
 	piece := func(chunk, at int, q *latencyPiece, n int) {
-		r := &other
 		if q.atZero() {
-			r = &zero
+			zero.add(q.t0, q.t1, q.mass, n)
+			return
 		}
-		if !r.extends(q, n) {
-			flush(r)
-			r.start(q, n, cursors, nil)
-			if r == &other && r.atZero {
-				flush(&zero)
-				flush(r)
+		if !other.extends(q, n) {
+			flush()
+			other.start(q, n, cursors, nil)
+			if other.atZero {
+				flush()
 			}
 		}
-		if r.above && chunk >= 0 {
+		if other.above {
 			reach.add(chunk, at, q)
 		}
 	}
 	// The caught-up stretches kept apart are read in their place among
 	// the other pieces where it matters: before a piece that adds records
-	// to bucket 0. Pieces like one that does not are read as one run.
+	// to bucket 0. Pieces like one that does not are read as one run, and
+	// alike stretches side by side are cut into their windows once.
 	read := 0
-	var zq latencyPiece
 	zerosTo := func(upto int) {
-		for ; read < upto; read++ {
-			zq = pieces.zeros[read/pieceChunk][read%pieceChunk].piece()
-			piece(-1, 0, &zq, 1)
+		for read < upto {
+			c := pieces.zero(read)
+			n := 1
+			for read+n < upto && pieces.zero(read+n).same(c) {
+				n++
+			}
+			zero.add(c.t0, c.t1, c.mass, n)
+			read += n
 		}
 	}
 	pieces.eachPlaced(func(chunk, at int, q *latencyPiece, n int, place func(j int) int) {
@@ -169,9 +181,51 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 		}
 	})
 	zerosTo(pieces.nzero)
-	flush(&zero)
-	flush(&other)
+	flush()
 	return reach
+}
+
+// zeroCounter adds the records of pieces at latency 0 throughout to
+// bucket 0 of the histograms of the windows they leave in. They are the
+// most of a long run's pieces (every partition's caught-up stretch
+// between two of its drains, over hundreds of windows), so each is cut
+// into its windows here as latencyPiece.clip would cut it, and added as
+// latencyHist.add would add it, without the clip's latencies or the
+// histogram's search for the bucket.
+type zeroCounter struct {
+	cursors []windowCursor
+	sets    []latencyWindowSet
+}
+
+// add adds n pieces over [t0, t1] at latency 0 holding mass records each,
+// one piece after another.
+func (z *zeroCounter) add(t0, t1, mass float64, n int) {
+	q := latencyPiece{t0: t0, t1: t1}
+	for k := range z.cursors {
+		cur := &z.cursors[k]
+		hists := z.sets[k].hists
+		from, to := cur.windows(&q)
+		for i := from; i < to; i++ {
+			m := mass
+			if t1 != t0 {
+				lo, hi := max(t0, cur.bounds[i]), min(t1, cur.bounds[i+1])
+				if hi <= lo {
+					continue
+				}
+				m = mass * (hi - lo) / (t1 - t0)
+			} else if t0 < cur.bounds[i] || t0 > cur.bounds[i+1] {
+				continue
+			}
+			if m <= 0 {
+				continue
+			}
+			h := hists[i]
+			for range n {
+				h.mass[0] += m
+			}
+			h.ends[0] += n
+		}
+	}
 }
 
 // histOver spreads the records leaving within [a, b] over the histogram's
