@@ -81,11 +81,17 @@ type pieceChunks struct {
 	chunks [][]loggedRun // the pieces but the caught-up stretches, as runs
 	splits []runSplit    // of the runs no longer alike
 	places []runPlaces   // of the runs that caught-up stretches come between
-	zeros  [][]caughtUp  // the caught-up stretches
-	nzero  int
+	// zeros are the caught-up stretches, as runs of alike ones: the
+	// partitions of a member, or of a whole group, stop and catch up
+	// together, and under eager every rebalance leaves a stretch for
+	// every partition.
+	zeros  [][]zeroRun
+	nzrun  int          // runs of caught-up stretches
+	nzero  int          // caught-up stretches
+	zsplit [][]caughtUp // of the runs of caught-up stretches no longer alike
 	// strays are the caught-up stretches extended off latency 0, by
-	// index (rare: a continuation within a rounding of 0).
-	strays map[int]latencyPiece
+	// place (rare: a continuation within a rounding of 0).
+	strays map[zeroPlace]latencyPiece
 }
 
 // caughtUp is a caught-up stretch: a piece at latency 0 throughout.
@@ -96,8 +102,43 @@ func (c caughtUp) piece() latencyPiece { return latencyPiece{t0: c.t0, t1: c.t1,
 // same reports whether two caught-up stretches are alike to the bit.
 func (c caughtUp) same(d caughtUp) bool { return samePiece(c.piece(), d.piece()) }
 
-// zero is caught-up stretch i.
-func (p pieceChunks) zero(i int) caughtUp { return p.zeros[i/pieceChunk][i%pieceChunk] }
+// zeroRun is n caught-up stretches alike, c, one after another; or, if
+// split is not 0, the n stretches zsplit[split-1] lists.
+type zeroRun struct {
+	c     caughtUp
+	n     int32
+	split int32
+}
+
+// zeroPlace is the place of a caught-up stretch: stretch at of run run.
+type zeroPlace struct{ run, at int }
+
+func (p *pieceChunks) zeroRun(i int) *zeroRun { return &p.zeros[i/pieceChunk][i%pieceChunk] }
+
+// zeroCursor reads the caught-up stretches in the order they were added,
+// alike ones side by side together.
+type zeroCursor struct {
+	p    *pieceChunks
+	at   zeroPlace // of the next stretch
+	read int       // stretches read
+}
+
+// next returns the next stretches, up to most of them: n alike, c, from
+// place at. A run no longer alike comes one stretch at a time.
+func (z *zeroCursor) next(most int) (c caughtUp, at zeroPlace, n int) {
+	r := z.p.zeroRun(z.at.run)
+	at = z.at
+	if r.split != 0 {
+		c, n = z.p.zsplit[r.split-1][at.at], 1
+	} else {
+		c, n = r.c, min(int(r.n)-at.at, most)
+	}
+	z.read += n
+	if z.at.at += n; z.at.at == int(r.n) {
+		z.at = zeroPlace{run: z.at.run + 1}
+	}
+	return c, at, n
+}
 
 // latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
 // ascending) and, once counted, the histogram of each window.
@@ -156,16 +197,11 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	// the other pieces where it matters: before a piece that adds records
 	// to bucket 0. Pieces like one that does not are read as one run, and
 	// alike stretches side by side are cut into their windows once.
-	read := 0
+	zeros := zeroCursor{p: &pieces}
 	zerosTo := func(upto int) {
-		for read < upto {
-			c := pieces.zero(read)
-			n := 1
-			for read+n < upto && pieces.zero(read+n).same(c) {
-				n++
-			}
+		for zeros.read < upto {
+			c, _, n := zeros.next(upto - zeros.read)
 			zero.add(c.t0, c.t1, c.mass, n)
-			read += n
 		}
 	}
 	pieces.eachPlaced(func(chunk, at int, q *latencyPiece, n int, place func(j int) int) {
@@ -938,16 +974,24 @@ func (l *pieceLog) run(i int) *loggedRun { return &l.chunks[i/pieceChunk][i%piec
 
 // add appends a piece and returns its run and its place in the run (the
 // last run if the piece is like its pieces), or for a caught-up stretch
-// its index and -1.
+// its run of caught-up stretches and -1 less its place in it.
 func (l *pieceLog) add(q latencyPiece) (run, at int) {
 	if q.keptApart() {
-		if l.nzero%pieceChunk == 0 {
-			l.zeros = append(l.zeros, make([]caughtUp, 0, pieceChunk))
-		}
-		c := &l.zeros[len(l.zeros)-1]
-		*c = append(*c, caughtUp{t0: q.t0, t1: q.t1, mass: q.mass})
+		c := caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}
 		l.nzero++
-		return l.nzero - 1, -1
+		if l.nzrun > 0 {
+			if r := l.zeroRun(l.nzrun - 1); r.split == 0 && r.n < math.MaxInt32 && r.c.same(c) {
+				r.n++
+				return l.nzrun - 1, -int(r.n)
+			}
+		}
+		if l.nzrun%pieceChunk == 0 {
+			l.zeros = append(l.zeros, make([]zeroRun, 0, pieceChunk))
+		}
+		z := &l.zeros[len(l.zeros)-1]
+		*z = append(*z, zeroRun{c: c, n: 1})
+		l.nzrun++
+		return l.nzrun - 1, -1
 	}
 	z := int32(l.nzero)
 	if l.n > 0 {
@@ -1001,17 +1045,18 @@ func (l *pieceLog) placeNext(r *loggedRun, z int32) {
 	p.list = append(p.list, z)
 }
 
-// at returns piece k of run i (caught-up stretch i if k is -1), or nil if
-// there is none. It is not to be written through: set changes a piece.
+// at returns piece k of run i (caught-up stretch -1-k of run i of them if
+// k is negative), or nil if there is none. It is not to be written
+// through: set changes a piece.
 func (l *pieceLog) at(i, k int) *latencyPiece {
 	if k < 0 {
-		if i < 0 || i >= l.nzero {
+		if i < 0 || i >= l.nzrun {
 			return nil
 		}
-		if q, ok := l.strays[i]; ok {
+		if q, ok := l.strays[zeroPlace{i, -1 - k}]; ok {
 			l.scratch = q
 		} else {
-			l.scratch = l.zeros[i/pieceChunk][i%pieceChunk].piece()
+			l.scratch = l.zeroStretch(i, -1-k).piece()
 		}
 		return &l.scratch
 	}
@@ -1032,21 +1077,37 @@ func (l *pieceLog) at(i, k int) *latencyPiece {
 	return &r.q
 }
 
-// set replaces piece k of run i (caught-up stretch i if k is -1) with q.
-// The partitions of a run extended alike in the run's order keep it a run
-// (its first pieces extended, then all of it); any other change keeps the
-// run's pieces one by one.
+// set replaces piece k of run i (caught-up stretch -1-k of run i of them
+// if k is negative) with q. The partitions of a run extended alike in the
+// run's order keep it a run (its first pieces extended, then all of it);
+// any other change keeps the run's pieces one by one. A run of caught-up
+// stretches one of which changes keeps them one by one.
 func (l *pieceLog) set(i, k int, q latencyPiece) {
 	if k < 0 {
+		at := zeroPlace{i, -1 - k}
 		if !q.keptApart() {
 			if l.strays == nil {
-				l.strays = map[int]latencyPiece{}
+				l.strays = map[zeroPlace]latencyPiece{}
 			}
-			l.strays[i] = q
+			l.strays[at] = q
 			return
 		}
-		delete(l.strays, i)
-		l.zeros[i/pieceChunk][i%pieceChunk] = caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}
+		delete(l.strays, at)
+		c, r := caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}, l.zeroRun(i)
+		switch {
+		case r.split != 0:
+			l.zsplit[r.split-1][at.at] = c
+		case r.n == 1:
+			r.c = c
+		case !r.c.same(c):
+			list := make([]caughtUp, r.n)
+			for j := range list {
+				list[j] = r.c
+			}
+			list[at.at] = c
+			l.zsplit = append(l.zsplit, list)
+			r.split = int32(len(l.zsplit))
+		}
 		return
 	}
 	r := l.run(i)
@@ -1081,6 +1142,15 @@ func (l *pieceLog) set(i, k int, q latencyPiece) {
 		}
 	}
 	s.pieces[k] = q
+}
+
+// zeroStretch is caught-up stretch at of run i of them.
+func (p *pieceChunks) zeroStretch(i, at int) caughtUp {
+	r := p.zeroRun(i)
+	if r.split != 0 {
+		return p.zsplit[r.split-1][at]
+	}
+	return r.c
 }
 
 func (l *pieceLog) newSplit(s runSplit) int32 {

@@ -81,15 +81,18 @@ func (p pieceChunks) eachPlaced(fn func(c, i int, q *latencyPiece, n int, place 
 // all calls fn with every piece, caught-up stretches among them, one by
 // one in the order they were added.
 func (p pieceChunks) all(fn func(q *latencyPiece)) {
-	read := 0
+	zeros := zeroCursor{p: &p}
 	var zq latencyPiece
 	zerosTo := func(upto int) {
-		for ; read < upto; read++ {
-			var ok bool
-			if zq, ok = p.strays[read]; !ok {
-				zq = p.zeros[read/pieceChunk][read%pieceChunk].piece()
+		for zeros.read < upto {
+			c, at, n := zeros.next(upto - zeros.read)
+			for j := range n {
+				var ok bool
+				if zq, ok = p.strays[zeroPlace{at.run, at.at + j}]; !ok {
+					zq = c.piece()
+				}
+				fn(&zq)
 			}
-			fn(&zq)
 		}
 	}
 	p.eachPlaced(func(_, _ int, q *latencyPiece, n int, place func(j int) int) {
