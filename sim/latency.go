@@ -282,7 +282,26 @@ func latencyOver(pieces pieceChunks, a, b float64) LatencyStats {
 
 // latencyFromHist is latencyOver given the histogram of [a, b].
 func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencyStats {
+	if h.stats != nil {
+		return *h.stats
+	}
 	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}}, h.reach)[0][0]
+}
+
+// latencyWithin is latencyWindows with the whole of [a, b] measured in
+// the same passes: it returns that window's histogram, its percentiles
+// kept with it, beside the windows of the sets.
+func latencyWithin(pieces pieceChunks, a, b float64, bounds ...[]float64) (*latencyHist, [][]LatencyStats) {
+	sets := make([]latencyWindowSet, len(bounds)+1)
+	for k, b := range bounds {
+		sets[k].bounds = b
+	}
+	sets[len(bounds)].bounds = []float64{a, b}
+	reach := countWindows(pieces, sets)
+	windows := windowLatency(pieces, sets, reach)
+	h := sets[len(bounds)].hists[0]
+	h.reach, h.stats = reach, &windows[len(bounds)][0]
+	return h, windows[:len(bounds)]
 }
 
 // latencyWindows computes the exact percentiles of the records leaving in
@@ -719,6 +738,8 @@ type latencyHist struct {
 	// reach are the pieces leaving above latency 0 in the window, once
 	// counted by histOver: the only ones a quantile's search reads.
 	reach *pieceReach
+	// stats are the window's percentiles, if found with the histogram.
+	stats *LatencyStats
 }
 
 func newLatencyHist() *latencyHist {

@@ -152,15 +152,30 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 				if !slices.EqualFunc(g.mass, w.mass, same) || !slices.Equal(g.ends, w.ends) || !same(g.max, w.max) {
 					t.Fatalf("trial %d set %d window %d: histogram %v %v max %v, one by one %v %v max %v", trial, k, i, g.mass, g.ends, g.max, w.mass, w.ends, w.max)
 				}
-				a, b := got[k][i], want[k][i]
-				for _, v := range [][2]float64{{a.Records, b.Records}, {a.P50, b.P50}, {a.P99, b.P99}, {a.P999, b.P999}, {a.Max, b.Max}} {
-					if !same(v[0], v[1]) {
-						t.Fatalf("trial %d set %d window %d: %+v, one by one %+v", trial, k, i, a, b)
-					}
+				if a, b := got[k][i], want[k][i]; !sameStats(a, b) {
+					t.Fatalf("trial %d set %d window %d: %+v, one by one %+v", trial, k, i, a, b)
 				}
 			}
 		}
+		// The run's window measured in the same passes as the others,
+		// as the result measures it, is the same as measured alone.
+		run := latencyOver(pieces, 0, 20)
+		h, windows := latencyWithin(pieces, 0, 20, bounds...)
+		if !sameStats(*h.stats, run) || !sameStats(latencyFromHist(pieces, 0, 20, h), run) || !slices.EqualFunc(h.mass, histOver(pieces, 0, 20).mass, same) {
+			t.Fatalf("trial %d: whole window with the others %+v, alone %+v", trial, *h.stats, run)
+		}
+		for k := range bounds {
+			if !slices.EqualFunc(windows[k], got[k], sameStats) {
+				t.Fatalf("trial %d set %d: with the whole window %+v, without %+v", trial, k, windows[k], got[k])
+			}
+		}
 	}
+}
+
+// sameStats reports whether two windows' latencies are alike to the bit.
+func sameStats(a, b LatencyStats) bool {
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	return same(a.Records, b.Records) && same(a.P50, b.P50) && same(a.P99, b.P99) && same(a.P999, b.P999) && same(a.Max, b.Max)
 }
 
 // logOf is a pieceLog of the pieces, added one after another.
