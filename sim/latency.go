@@ -416,13 +416,17 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 	}
 	feeds := make([][][]*quantileSearch, len(sets))
 	fed := make([][]int, len(sets)) // fed[k][i]: windows before i with searches to feed
+	ranges := make([][]latencyRange, len(sets))
 	for k := range searches {
 		feeds[k] = make([][]*quantileSearch, len(searches[k]))
 		fed[k] = make([]int, len(searches[k])+1)
+		ranges[k] = make([]latencyRange, len(searches[k]))
 		for i, ss := range searches[k] {
+			ranges[k][i] = latencyRange{lo: math.Inf(1), hi: math.Inf(-1)}
 			for _, s := range ss {
 				if reads(s) {
 					feeds[k][i] = append(feeds[k][i], s)
+					ranges[k][i].cover(s)
 				}
 			}
 			fed[k][i+1] = fed[k][i]
@@ -457,14 +461,37 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 			}
 		}
 	}
-	fedWindow := func(k, i int) bool { return len(feeds[k][i]) > 0 }
+	// A piece is cut into a window only if its latencies reach into the
+	// range of one of the window's searches: count and add would drop
+	// the rest. A clip's latencies lie within the piece's but for the
+	// rounding of the interpolation, which the piece's are widened by.
+	var plo, phi float64
+	fedWindow := func(k, i int) bool {
+		r := &ranges[k][i]
+		return len(feeds[k][i]) > 0 && phi > r.lo && plo <= r.hi
+	}
 	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece, n int) {
 		if !run.extends(q, n) {
 			flush()
+			m := 1e-12 * max(1, math.Abs(q.w0), math.Abs(q.w1))
+			plo, phi = min(q.w0, q.w1)-m, max(q.w0, q.w1)+m
 			run.start(q, n, cursors, fedWindow)
 		}
 	})
 	flush()
+}
+
+// latencyRange is the span of latencies (lo, hi] the searches of a
+// window read in a pass.
+type latencyRange struct{ lo, hi float64 }
+
+// cover widens the range to the search's.
+func (r *latencyRange) cover(s *quantileSearch) {
+	lo, hi := s.lo, s.hi
+	if s.records == nil {
+		lo, hi = s.sweep.lo, s.sweep.hi
+	}
+	r.lo, r.hi = min(r.lo, lo), max(r.hi, hi)
 }
 
 // latencyResolution is the width of a range within which a quantile is
