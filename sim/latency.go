@@ -167,12 +167,19 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	// drains does not cut. A piece adding records to bucket 0 without
 	// being at latency 0 throughout is added at once, after every piece
 	// before it.
-	zero := zeroCounter{cursors: windowCursors(sets), sets: sets}
+	zero := newZeroCounter(sets)
 	var other pieceRun
 	flush := func() {
 		for j := range other.clips {
 			w := &other.clips[j]
-			sets[w.set].hists[w.window].add(w.c, other.n)
+			h := sets[w.set].hists[w.window]
+			if other.atZero {
+				zero.into(w.set, w.window)
+				h.add(w.c, other.n)
+				zero.from(w.set, w.window)
+			} else {
+				h.add(w.c, other.n)
+			}
 		}
 		other.n = 0
 	}
@@ -218,6 +225,7 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	})
 	zerosTo(pieces.nzero)
 	flush()
+	zero.done()
 	return reach
 }
 
@@ -227,10 +235,23 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 // between two of its drains, over hundreds of windows), so each is cut
 // into its windows here as latencyPiece.clip would cut it, and added as
 // latencyHist.add would add it, without the clip's latencies or the
-// histogram's search for the bucket.
+// histogram's search for the bucket. Bucket 0 of each window is kept
+// here while the pass runs (a histogram adding to it takes it and gives
+// it back, so the sum runs in the order of the pieces), and handed to
+// the histograms at the end.
 type zeroCounter struct {
 	cursors []windowCursor
 	sets    []latencyWindowSet
+	mass    [][]float64 // bucket 0's records, by set and window
+	ends    [][]int     // bucket 0's ends, by set and window
+}
+
+func newZeroCounter(sets []latencyWindowSet) *zeroCounter {
+	z := &zeroCounter{cursors: windowCursors(sets), sets: sets, mass: make([][]float64, len(sets)), ends: make([][]int, len(sets))}
+	for k := range sets {
+		z.mass[k], z.ends[k] = make([]float64, len(sets[k].hists)), make([]int, len(sets[k].hists))
+	}
+	return z
 }
 
 // add adds n pieces over [t0, t1] at latency 0 holding mass records each,
@@ -239,27 +260,54 @@ func (z *zeroCounter) add(t0, t1, mass float64, n int) {
 	q := latencyPiece{t0: t0, t1: t1}
 	for k := range z.cursors {
 		cur := &z.cursors[k]
-		hists := z.sets[k].hists
+		bounds, sums, ends := cur.bounds, z.mass[k], z.ends[k]
 		from, to := cur.windows(&q)
+		if to <= from {
+			continue
+		}
+		_, _ = sums[to-1], ends[to-1]
 		for i := from; i < to; i++ {
 			m := mass
 			if t1 != t0 {
-				lo, hi := max(t0, cur.bounds[i]), min(t1, cur.bounds[i+1])
+				// As clip cuts it: the times are never NaN, and the
+				// part's length is the same for either zero.
+				lo, hi := bounds[i], bounds[i+1]
+				if t0 > lo {
+					lo = t0
+				}
+				if t1 < hi {
+					hi = t1
+				}
 				if hi <= lo {
 					continue
 				}
 				m = mass * (hi - lo) / (t1 - t0)
-			} else if t0 < cur.bounds[i] || t0 > cur.bounds[i+1] {
+			} else if t0 < bounds[i] || t0 > bounds[i+1] {
 				continue
 			}
 			if m <= 0 {
 				continue
 			}
-			h := hists[i]
 			for range n {
-				h.mass[0] += m
+				sums[i] += m
 			}
-			h.ends[0] += n
+			ends[i] += n
+		}
+	}
+}
+
+// into hands window i of set k its bucket 0 so far, for a histogram's add.
+func (z *zeroCounter) into(k, i int) { z.sets[k].hists[i].mass[0] = z.mass[k][i] }
+
+// from takes back window i of set k's bucket 0 after a histogram's add.
+func (z *zeroCounter) from(k, i int) { z.mass[k][i] = z.sets[k].hists[i].mass[0] }
+
+// done hands every window its bucket 0.
+func (z *zeroCounter) done() {
+	for k := range z.sets {
+		for i, h := range z.sets[k].hists {
+			h.mass[0] = z.mass[k][i]
+			h.ends[0] += z.ends[k][i]
 		}
 	}
 }
