@@ -266,6 +266,10 @@ func (z *zeroCounter) add(t0, t1, mass float64, n int) {
 			continue
 		}
 		_, _ = sums[to-1], ends[to-1]
+		// The windows a stretch covers whole are most often as long as
+		// each other (the episodes of a rolling restart): their records
+		// are worked out once for each length in a row.
+		var w, wm float64
 		for i := from; i < to; i++ {
 			m := mass
 			if t1 != t0 {
@@ -281,7 +285,10 @@ func (z *zeroCounter) add(t0, t1, mass float64, n int) {
 				if hi <= lo {
 					continue
 				}
-				m = mass * (hi - lo) / (t1 - t0)
+				if hi-lo != w {
+					w, wm = hi-lo, mass*(hi-lo)/(t1-t0)
+				}
+				m = wm
 			} else if t0 < bounds[i] || t0 > bounds[i+1] {
 				continue
 			}
