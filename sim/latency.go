@@ -100,7 +100,9 @@ type caughtUp struct{ t0, t1, mass float64 }
 func (c caughtUp) piece() latencyPiece { return latencyPiece{t0: c.t0, t1: c.t1, mass: c.mass} }
 
 // same reports whether two caught-up stretches are alike to the bit.
-func (c caughtUp) same(d caughtUp) bool { return samePiece(c.piece(), d.piece()) }
+func (c caughtUp) same(d caughtUp) bool {
+	return math.Float64bits(c.t0) == math.Float64bits(d.t0) && math.Float64bits(c.t1) == math.Float64bits(d.t1) && math.Float64bits(c.mass) == math.Float64bits(d.mass)
+}
 
 // zeroRun is n caught-up stretches alike, c, one after another; or, if
 // split is not 0, the n stretches zsplit[split-1] lists.
@@ -295,10 +297,11 @@ func (z *zeroCounter) add(t0, t1, mass float64, n int) {
 			if m <= 0 {
 				continue
 			}
+			sum := sums[i]
 			for range n {
-				sums[i] += m
+				sum += m
 			}
-			ends[i] += n
+			sums[i], ends[i] = sum, ends[i]+n
 		}
 	}
 }
@@ -491,6 +494,11 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 		}
 	}
 	cursors, spanCursors := windowCursors(sets), windowCursors(sets)
+	for k := range cursors {
+		// A set none of whose windows has a search reading this pass
+		// is not cut into at all.
+		cursors[k].idle = fed[k][len(feeds[k])] == 0
+	}
 	wanted := func(span timeSpan) bool {
 		if span.t0 > span.t1 {
 			return false
@@ -1061,8 +1069,9 @@ const pieceChunk = 1 << 14
 
 // samePiece reports whether two pieces are alike to the bit.
 func samePiece(a, b latencyPiece) bool {
-	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
-	return same(a.t0, b.t0) && same(a.t1, b.t1) && same(a.w0, b.w0) && same(a.w1, b.w1) && same(a.mass, b.mass)
+	return math.Float64bits(a.t0) == math.Float64bits(b.t0) && math.Float64bits(a.t1) == math.Float64bits(b.t1) &&
+		math.Float64bits(a.w0) == math.Float64bits(b.w0) && math.Float64bits(a.w1) == math.Float64bits(b.w1) &&
+		math.Float64bits(a.mass) == math.Float64bits(b.mass)
 }
 
 // atZero reports whether the piece is a caught-up stretch: at latency 0
