@@ -856,9 +856,13 @@ func (h *latencyHist) add(c latencyPiece, n int) {
 	// may be added before those of the next.
 	for i := b0; i <= b1; i++ {
 		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
+			// Each piece's share is the same quotient, worked out
+			// once; the sum still adds it piece by piece.
+			share, sum := c.mass*w/(hi-lo), h.mass[i]
 			for range n {
-				h.mass[i] += c.mass * w / (hi - lo)
+				sum += share
 			}
+			h.mass[i] = sum
 		}
 	}
 }
