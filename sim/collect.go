@@ -98,6 +98,14 @@ func (w *world) result(series *Series) *Result {
 	m := &r.Metrics
 	m.Rebalances = w.rebalances
 	m.RejectedCommits = w.rejectedCommits
+	// The chart's steps, the episodes and the whole measurement window
+	// are measured in the same passes over the pieces: the last is the
+	// run's histogram and percentiles, which the ledger's metrics read.
+	a, b := sec(l.windowStart), sec(horizon)
+	steps, episodes := latencySeriesBounds(a, b), w.episodeBounds()
+	var windows [][]LatencyStats
+	l.hist, windows = latencyWithin(l.pieces.read(), a, b, steps, episodes)
+	l.histA, l.histB = a, b
 	l.partitionMetrics(m)
 	for _, p := range w.procs {
 		m.MemberIdleSeconds += sec(p.idleTotal)
@@ -128,16 +136,12 @@ func (w *world) result(series *Series) *Result {
 	for _, p := range w.procs {
 		r.Members = append(r.Members, MemberMetrics{Member: p.name, Metrics: p.metrics.named(horizon), Utilisation: l.utilisation(p.idx)})
 	}
-	// The chart's steps and the episodes are measured in the same passes
-	// over the pieces.
-	steps, episodes := latencySeriesBounds(sec(l.windowStart), sec(horizon)), w.episodeBounds()
-	windows := latencyWindows(l.pieces.read(), steps, episodes)
 	for i := range r.Convergence {
 		if j, ok := slices.BinarySearch(episodes, r.Convergence[i].At); ok && j < len(windows[1]) {
 			r.Convergence[i].Latency = windows[1][j]
 		}
 	}
-	r.LatencyHistogram = l.latencyHist(sec(l.windowStart), sec(horizon)).buckets()
+	r.LatencyHistogram = l.latencyHist(a, b).buckets()
 	r.Series.Latency = latencySeriesOf(steps, windows[0])
 	r.WorstPartitions, r.HotPartitions = l.partitionReport()
 	r.DuplicatesByRebalance = w.duplicatesByRebalance()

@@ -81,17 +81,66 @@ type pieceChunks struct {
 	chunks [][]loggedRun // the pieces but the caught-up stretches, as runs
 	splits []runSplit    // of the runs no longer alike
 	places []runPlaces   // of the runs that caught-up stretches come between
-	zeros  [][]caughtUp  // the caught-up stretches
-	nzero  int
+	// zeros are the caught-up stretches, as runs of alike ones: the
+	// partitions of a member, or of a whole group, stop and catch up
+	// together, and under eager every rebalance leaves a stretch for
+	// every partition.
+	zeros  [][]zeroRun
+	nzrun  int          // runs of caught-up stretches
+	nzero  int          // caught-up stretches
+	zsplit [][]caughtUp // of the runs of caught-up stretches no longer alike
 	// strays are the caught-up stretches extended off latency 0, by
-	// index (rare: a continuation within a rounding of 0).
-	strays map[int]latencyPiece
+	// place (rare: a continuation within a rounding of 0).
+	strays map[zeroPlace]latencyPiece
 }
 
 // caughtUp is a caught-up stretch: a piece at latency 0 throughout.
 type caughtUp struct{ t0, t1, mass float64 }
 
 func (c caughtUp) piece() latencyPiece { return latencyPiece{t0: c.t0, t1: c.t1, mass: c.mass} }
+
+// same reports whether two caught-up stretches are alike to the bit.
+func (c caughtUp) same(d caughtUp) bool {
+	return math.Float64bits(c.t0) == math.Float64bits(d.t0) && math.Float64bits(c.t1) == math.Float64bits(d.t1) && math.Float64bits(c.mass) == math.Float64bits(d.mass)
+}
+
+// zeroRun is n caught-up stretches alike, c, one after another; or, if
+// split is not 0, the n stretches zsplit[split-1] lists.
+type zeroRun struct {
+	c     caughtUp
+	n     int32
+	split int32
+}
+
+// zeroPlace is the place of a caught-up stretch: stretch at of run run.
+type zeroPlace struct{ run, at int }
+
+func (p *pieceChunks) zeroRun(i int) *zeroRun { return &p.zeros[i/pieceChunk][i%pieceChunk] }
+
+// zeroCursor reads the caught-up stretches in the order they were added,
+// alike ones side by side together.
+type zeroCursor struct {
+	p    *pieceChunks
+	at   zeroPlace // of the next stretch
+	read int       // stretches read
+}
+
+// next returns the next stretches, up to most of them: n alike, c, from
+// place at. A run no longer alike comes one stretch at a time.
+func (z *zeroCursor) next(most int) (c caughtUp, at zeroPlace, n int) {
+	r := z.p.zeroRun(z.at.run)
+	at = z.at
+	if r.split != 0 {
+		c, n = z.p.zsplit[r.split-1][at.at], 1
+	} else {
+		c, n = r.c, min(int(r.n)-at.at, most)
+	}
+	z.read += n
+	if z.at.at += n; z.at.at == int(r.n) {
+		z.at = zeroPlace{run: z.at.run + 1}
+	}
+	return c, at, n
+}
 
 // latencyWindowSet is a set of windows [bounds[i], bounds[i+1]] (bounds
 // ascending) and, once counted, the histogram of each window.
@@ -115,45 +164,53 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 	// A piece at latency 0 throughout (a caught-up stretch) adds records
 	// to bucket 0 alone, and no other piece but one reaching exactly 0
 	// adds any there: bucket 0's sum and the others' are apart, so the
-	// pieces at latency 0 and the others make runs of their own, and a
-	// caught-up stretch between two alike drains does not cut their run.
-	// A piece adding records to bucket 0 without being at latency 0
-	// throughout is added at once, after every piece before it.
-	var zero, other pieceRun
-	flush := func(r *pieceRun) {
-		for j := range r.clips {
-			w := &r.clips[j]
-			sets[w.set].hists[w.window].add(w.c, r.n)
-		}
-		r.n = 0
-	}
-	// piece reads n pieces like q (of run at of chunk, if chunk is not -1).
-	piece := func(chunk, at int, q *latencyPiece, n int) {
-		r := &other
-		if q.atZero() {
-			r = &zero
-		}
-		if !r.extends(q, n) {
-			flush(r)
-			r.start(q, n, cursors, nil)
-			if r == &other && r.atZero {
-				flush(&zero)
-				flush(r)
+	// pieces at latency 0 are added as they come (zero) and the others
+	// make runs of their own, which a caught-up stretch between two alike
+	// drains does not cut. A piece adding records to bucket 0 without
+	// being at latency 0 throughout is added at once, after every piece
+	// before it.
+	zero := newZeroCounter(sets)
+	var other pieceRun
+	flush := func() {
+		for j := range other.clips {
+			w := &other.clips[j]
+			h := sets[w.set].hists[w.window]
+			if other.atZero {
+				zero.into(w.set, w.window)
+				h.add(w.c, other.n)
+				zero.from(w.set, w.window)
+			} else {
+				h.add(w.c, other.n)
 			}
 		}
-		if r.above && chunk >= 0 {
+		other.n = 0
+	}
+	// piece reads n pieces like q, of run at of chunk.
+	piece := func(chunk, at int, q *latencyPiece, n int) {
+		if q.atZero() {
+			zero.add(q.t0, q.t1, q.mass, n)
+			return
+		}
+		if !other.extends(q, n) {
+			flush()
+			other.start(q, n, cursors, nil)
+			if other.atZero {
+				flush()
+			}
+		}
+		if other.above {
 			reach.add(chunk, at, q)
 		}
 	}
 	// The caught-up stretches kept apart are read in their place among
 	// the other pieces where it matters: before a piece that adds records
-	// to bucket 0. Pieces like one that does not are read as one run.
-	read := 0
-	var zq latencyPiece
+	// to bucket 0. Pieces like one that does not are read as one run, and
+	// alike stretches side by side are cut into their windows once.
+	zeros := zeroCursor{p: &pieces}
 	zerosTo := func(upto int) {
-		for ; read < upto; read++ {
-			zq = pieces.zeros[read/pieceChunk][read%pieceChunk].piece()
-			piece(-1, 0, &zq, 1)
+		for zeros.read < upto {
+			c, _, n := zeros.next(upto - zeros.read)
+			zero.add(c.t0, c.t1, c.mass, n)
 		}
 	}
 	pieces.eachPlaced(func(chunk, at int, q *latencyPiece, n int, place func(j int) int) {
@@ -169,9 +226,100 @@ func countWindows(pieces pieceChunks, sets []latencyWindowSet) *pieceReach {
 		}
 	})
 	zerosTo(pieces.nzero)
-	flush(&zero)
-	flush(&other)
+	flush()
+	zero.done()
 	return reach
+}
+
+// zeroCounter adds the records of pieces at latency 0 throughout to
+// bucket 0 of the histograms of the windows they leave in. They are the
+// most of a long run's pieces (every partition's caught-up stretch
+// between two of its drains, over hundreds of windows), so each is cut
+// into its windows here as latencyPiece.clip would cut it, and added as
+// latencyHist.add would add it, without the clip's latencies or the
+// histogram's search for the bucket. Bucket 0 of each window is kept
+// here while the pass runs (a histogram adding to it takes it and gives
+// it back, so the sum runs in the order of the pieces), and handed to
+// the histograms at the end.
+type zeroCounter struct {
+	cursors []windowCursor
+	sets    []latencyWindowSet
+	mass    [][]float64 // bucket 0's records, by set and window
+	ends    [][]int     // bucket 0's ends, by set and window
+}
+
+func newZeroCounter(sets []latencyWindowSet) *zeroCounter {
+	z := &zeroCounter{cursors: windowCursors(sets), sets: sets, mass: make([][]float64, len(sets)), ends: make([][]int, len(sets))}
+	for k := range sets {
+		z.mass[k], z.ends[k] = make([]float64, len(sets[k].hists)), make([]int, len(sets[k].hists))
+	}
+	return z
+}
+
+// add adds n pieces over [t0, t1] at latency 0 holding mass records each,
+// one piece after another.
+func (z *zeroCounter) add(t0, t1, mass float64, n int) {
+	q := latencyPiece{t0: t0, t1: t1}
+	for k := range z.cursors {
+		cur := &z.cursors[k]
+		bounds, sums, ends := cur.bounds, z.mass[k], z.ends[k]
+		from, to := cur.windows(&q)
+		if to <= from {
+			continue
+		}
+		_, _ = sums[to-1], ends[to-1]
+		// The windows a stretch covers whole are most often as long as
+		// each other (the episodes of a rolling restart): their records
+		// are worked out once for each length in a row.
+		var w, wm float64
+		for i := from; i < to; i++ {
+			m := mass
+			if t1 != t0 {
+				// As clip cuts it: the times are never NaN, and the
+				// part's length is the same for either zero.
+				lo, hi := bounds[i], bounds[i+1]
+				if t0 > lo {
+					lo = t0
+				}
+				if t1 < hi {
+					hi = t1
+				}
+				if hi <= lo {
+					continue
+				}
+				if hi-lo != w {
+					w, wm = hi-lo, mass*(hi-lo)/(t1-t0)
+				}
+				m = wm
+			} else if t0 < bounds[i] || t0 > bounds[i+1] {
+				continue
+			}
+			if m <= 0 {
+				continue
+			}
+			sum := sums[i]
+			for range n {
+				sum += m
+			}
+			sums[i], ends[i] = sum, ends[i]+n
+		}
+	}
+}
+
+// into hands window i of set k its bucket 0 so far, for a histogram's add.
+func (z *zeroCounter) into(k, i int) { z.sets[k].hists[i].mass[0] = z.mass[k][i] }
+
+// from takes back window i of set k's bucket 0 after a histogram's add.
+func (z *zeroCounter) from(k, i int) { z.mass[k][i] = z.sets[k].hists[i].mass[0] }
+
+// done hands every window its bucket 0.
+func (z *zeroCounter) done() {
+	for k := range z.sets {
+		for i, h := range z.sets[k].hists {
+			h.mass[0] = z.mass[k][i]
+			h.ends[0] += z.ends[k][i]
+		}
+	}
 }
 
 // histOver spreads the records leaving within [a, b] over the histogram's
@@ -192,7 +340,26 @@ func latencyOver(pieces pieceChunks, a, b float64) LatencyStats {
 
 // latencyFromHist is latencyOver given the histogram of [a, b].
 func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencyStats {
+	if h.stats != nil {
+		return *h.stats
+	}
 	return windowLatency(pieces, []latencyWindowSet{{bounds: []float64{a, b}, hists: []*latencyHist{h}}}, h.reach)[0][0]
+}
+
+// latencyWithin is latencyWindows with the whole of [a, b] measured in
+// the same passes: it returns that window's histogram, its percentiles
+// kept with it, beside the windows of the sets.
+func latencyWithin(pieces pieceChunks, a, b float64, bounds ...[]float64) (*latencyHist, [][]LatencyStats) {
+	sets := make([]latencyWindowSet, len(bounds)+1)
+	for k, b := range bounds {
+		sets[k].bounds = b
+	}
+	sets[len(bounds)].bounds = []float64{a, b}
+	reach := countWindows(pieces, sets)
+	windows := windowLatency(pieces, sets, reach)
+	h := sets[len(bounds)].hists[0]
+	h.reach, h.stats = reach, &windows[len(bounds)][0]
+	return h, windows[:len(bounds)]
 }
 
 // latencyWindows computes the exact percentiles of the records leaving in
@@ -307,13 +474,17 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 	}
 	feeds := make([][][]*quantileSearch, len(sets))
 	fed := make([][]int, len(sets)) // fed[k][i]: windows before i with searches to feed
+	ranges := make([][]latencyRange, len(sets))
 	for k := range searches {
 		feeds[k] = make([][]*quantileSearch, len(searches[k]))
 		fed[k] = make([]int, len(searches[k])+1)
+		ranges[k] = make([]latencyRange, len(searches[k]))
 		for i, ss := range searches[k] {
+			ranges[k][i] = latencyRange{lo: math.Inf(1), hi: math.Inf(-1)}
 			for _, s := range ss {
 				if reads(s) {
 					feeds[k][i] = append(feeds[k][i], s)
+					ranges[k][i].cover(s)
 				}
 			}
 			fed[k][i+1] = fed[k][i]
@@ -323,6 +494,11 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 		}
 	}
 	cursors, spanCursors := windowCursors(sets), windowCursors(sets)
+	for k := range cursors {
+		// A set none of whose windows has a search reading this pass
+		// is not cut into at all.
+		cursors[k].idle = fed[k][len(feeds[k])] == 0
+	}
 	wanted := func(span timeSpan) bool {
 		if span.t0 > span.t1 {
 			return false
@@ -348,14 +524,37 @@ func searchPass(pieces pieceChunks, sets []latencyWindowSet, searches [][][]*qua
 			}
 		}
 	}
-	fedWindow := func(k, i int) bool { return len(feeds[k][i]) > 0 }
+	// A piece is cut into a window only if its latencies reach into the
+	// range of one of the window's searches: count and add would drop
+	// the rest. A clip's latencies lie within the piece's but for the
+	// rounding of the interpolation, which the piece's are widened by.
+	var plo, phi float64
+	fedWindow := func(k, i int) bool {
+		r := &ranges[k][i]
+		return len(feeds[k][i]) > 0 && phi > r.lo && plo <= r.hi
+	}
 	pieces.each(reach.set, func(chunk int) bool { return wanted(reach.spans[chunk]) }, func(_, _ int, q *latencyPiece, n int) {
 		if !run.extends(q, n) {
 			flush()
+			m := 1e-12 * max(1, math.Abs(q.w0), math.Abs(q.w1))
+			plo, phi = min(q.w0, q.w1)-m, max(q.w0, q.w1)+m
 			run.start(q, n, cursors, fedWindow)
 		}
 	})
 	flush()
+}
+
+// latencyRange is the span of latencies (lo, hi] the searches of a
+// window read in a pass.
+type latencyRange struct{ lo, hi float64 }
+
+// cover widens the range to the search's.
+func (r *latencyRange) cover(s *quantileSearch) {
+	lo, hi := s.lo, s.hi
+	if s.records == nil {
+		lo, hi = s.sweep.lo, s.sweep.hi
+	}
+	r.lo, r.hi = min(r.lo, lo), max(r.hi, hi)
 }
 
 // latencyResolution is the width of a range within which a quantile is
@@ -629,6 +828,8 @@ type latencyHist struct {
 	// reach are the pieces leaving above latency 0 in the window, once
 	// counted by histOver: the only ones a quantile's search reads.
 	reach *pieceReach
+	// stats are the window's percentiles, if found with the histogram.
+	stats *LatencyStats
 }
 
 func newLatencyHist() *latencyHist {
@@ -655,9 +856,13 @@ func (h *latencyHist) add(c latencyPiece, n int) {
 	// may be added before those of the next.
 	for i := b0; i <= b1; i++ {
 		if w := min(hi, h.upper(i)) - max(lo, h.lower(i)); w > 0 {
+			// Each piece's share is the same quotient, worked out
+			// once; the sum still adds it piece by piece.
+			share, sum := c.mass*w/(hi-lo), h.mass[i]
 			for range n {
-				h.mass[i] += c.mass * w / (hi - lo)
+				sum += share
 			}
+			h.mass[i] = sum
 		}
 	}
 }
@@ -868,8 +1073,9 @@ const pieceChunk = 1 << 14
 
 // samePiece reports whether two pieces are alike to the bit.
 func samePiece(a, b latencyPiece) bool {
-	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
-	return same(a.t0, b.t0) && same(a.t1, b.t1) && same(a.w0, b.w0) && same(a.w1, b.w1) && same(a.mass, b.mass)
+	return math.Float64bits(a.t0) == math.Float64bits(b.t0) && math.Float64bits(a.t1) == math.Float64bits(b.t1) &&
+		math.Float64bits(a.w0) == math.Float64bits(b.w0) && math.Float64bits(a.w1) == math.Float64bits(b.w1) &&
+		math.Float64bits(a.mass) == math.Float64bits(b.mass)
 }
 
 // atZero reports whether the piece is a caught-up stretch: at latency 0
@@ -884,16 +1090,24 @@ func (l *pieceLog) run(i int) *loggedRun { return &l.chunks[i/pieceChunk][i%piec
 
 // add appends a piece and returns its run and its place in the run (the
 // last run if the piece is like its pieces), or for a caught-up stretch
-// its index and -1.
+// its run of caught-up stretches and -1 less its place in it.
 func (l *pieceLog) add(q latencyPiece) (run, at int) {
 	if q.keptApart() {
-		if l.nzero%pieceChunk == 0 {
-			l.zeros = append(l.zeros, make([]caughtUp, 0, pieceChunk))
-		}
-		c := &l.zeros[len(l.zeros)-1]
-		*c = append(*c, caughtUp{t0: q.t0, t1: q.t1, mass: q.mass})
+		c := caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}
 		l.nzero++
-		return l.nzero - 1, -1
+		if l.nzrun > 0 {
+			if r := l.zeroRun(l.nzrun - 1); r.split == 0 && r.n < math.MaxInt32 && r.c.same(c) {
+				r.n++
+				return l.nzrun - 1, -int(r.n)
+			}
+		}
+		if l.nzrun%pieceChunk == 0 {
+			l.zeros = append(l.zeros, make([]zeroRun, 0, pieceChunk))
+		}
+		z := &l.zeros[len(l.zeros)-1]
+		*z = append(*z, zeroRun{c: c, n: 1})
+		l.nzrun++
+		return l.nzrun - 1, -1
 	}
 	z := int32(l.nzero)
 	if l.n > 0 {
@@ -947,17 +1161,18 @@ func (l *pieceLog) placeNext(r *loggedRun, z int32) {
 	p.list = append(p.list, z)
 }
 
-// at returns piece k of run i (caught-up stretch i if k is -1), or nil if
-// there is none. It is not to be written through: set changes a piece.
+// at returns piece k of run i (caught-up stretch -1-k of run i of them if
+// k is negative), or nil if there is none. It is not to be written
+// through: set changes a piece.
 func (l *pieceLog) at(i, k int) *latencyPiece {
 	if k < 0 {
-		if i < 0 || i >= l.nzero {
+		if i < 0 || i >= l.nzrun {
 			return nil
 		}
-		if q, ok := l.strays[i]; ok {
+		if q, ok := l.strays[zeroPlace{i, -1 - k}]; ok {
 			l.scratch = q
 		} else {
-			l.scratch = l.zeros[i/pieceChunk][i%pieceChunk].piece()
+			l.scratch = l.zeroStretch(i, -1-k).piece()
 		}
 		return &l.scratch
 	}
@@ -978,21 +1193,37 @@ func (l *pieceLog) at(i, k int) *latencyPiece {
 	return &r.q
 }
 
-// set replaces piece k of run i (caught-up stretch i if k is -1) with q.
-// The partitions of a run extended alike in the run's order keep it a run
-// (its first pieces extended, then all of it); any other change keeps the
-// run's pieces one by one.
+// set replaces piece k of run i (caught-up stretch -1-k of run i of them
+// if k is negative) with q. The partitions of a run extended alike in the
+// run's order keep it a run (its first pieces extended, then all of it);
+// any other change keeps the run's pieces one by one. A run of caught-up
+// stretches one of which changes keeps them one by one.
 func (l *pieceLog) set(i, k int, q latencyPiece) {
 	if k < 0 {
+		at := zeroPlace{i, -1 - k}
 		if !q.keptApart() {
 			if l.strays == nil {
-				l.strays = map[int]latencyPiece{}
+				l.strays = map[zeroPlace]latencyPiece{}
 			}
-			l.strays[i] = q
+			l.strays[at] = q
 			return
 		}
-		delete(l.strays, i)
-		l.zeros[i/pieceChunk][i%pieceChunk] = caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}
+		delete(l.strays, at)
+		c, r := caughtUp{t0: q.t0, t1: q.t1, mass: q.mass}, l.zeroRun(i)
+		switch {
+		case r.split != 0:
+			l.zsplit[r.split-1][at.at] = c
+		case r.n == 1:
+			r.c = c
+		case !r.c.same(c):
+			list := make([]caughtUp, r.n)
+			for j := range list {
+				list[j] = r.c
+			}
+			list[at.at] = c
+			l.zsplit = append(l.zsplit, list)
+			r.split = int32(len(l.zsplit))
+		}
 		return
 	}
 	r := l.run(i)
@@ -1027,6 +1258,15 @@ func (l *pieceLog) set(i, k int, q latencyPiece) {
 		}
 	}
 	s.pieces[k] = q
+}
+
+// zeroStretch is caught-up stretch at of run i of them.
+func (p *pieceChunks) zeroStretch(i, at int) caughtUp {
+	r := p.zeroRun(i)
+	if r.split != 0 {
+		return p.zsplit[r.split-1][at]
+	}
+	return r.c
 }
 
 func (l *pieceLog) newSplit(s runSplit) int32 {

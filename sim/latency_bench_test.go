@@ -43,6 +43,36 @@ func rollingPieces(members, partitions, rounds int, gap float64) (*pieceLog, []f
 	return &l, latencySeriesBounds(0, horizon), append(episodes, horizon), horizon
 }
 
+// restartPieces are the latency pieces of a group of members owning
+// partitions/members partitions each, its members restarted one by one
+// 2s apart from 60s, as a cooperative rebalance leaves them: at each
+// restart only that member's partitions stop, for gap seconds, and drain
+// at twice their rate, so every other partition's caught-up stretch runs
+// on, most of them over hundreds of episodes. It returns the pieces, the
+// chart's steps, the episodes' bounds and the horizon.
+func restartPieces(members, partitions int, gap float64) (*pieceLog, []float64, []float64, float64) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const rate = 10.0
+	horizon := 60 + 2*float64(members) + 120
+	var l pieceLog
+	caughtUp := make([]float64, partitions)
+	episodes := []float64{}
+	for r := range members {
+		stop := 60 + 2*float64(r)
+		episodes = append(episodes, stop)
+		last := stop - 0.05*rng.Float64()
+		for p := r; p < partitions; p += members {
+			l.add(latencyPiece{t0: caughtUp[p], t1: last, mass: rate * (last - caughtUp[p])})
+			l.add(latencyPiece{t0: stop + gap, t1: stop + 2*gap, w0: gap, w1: 0, mass: 2 * rate * gap})
+			caughtUp[p] = stop + 2*gap
+		}
+	}
+	for p := range partitions {
+		l.add(latencyPiece{t0: caughtUp[p], t1: horizon, mass: rate * (horizon - caughtUp[p])})
+	}
+	return &l, latencySeriesBounds(0, horizon), append(episodes, horizon), horizon
+}
+
 // randomLog are n pieces with nothing in common (no two alike), over
 // [0, horizon], for the passes' worst case.
 func randomLog(n int, horizon float64) *pieceLog {
@@ -61,7 +91,7 @@ func randomLog(n int, horizon float64) *pieceLog {
 
 // BenchmarkLatencyPass measures the end-of-run latency computation alone,
 // as the result asks for it: the run's percentiles over the measurement
-// window, then the chart's steps and the episodes together.
+// window, the chart's steps and the episodes.
 func BenchmarkLatencyPass(b *testing.B) {
 	type shape struct {
 		name     string
@@ -75,6 +105,10 @@ func BenchmarkLatencyPass(b *testing.B) {
 		l, steps, episodes, h := rollingPieces(s.members, s.partitions, s.rounds, 1.2)
 		shapes = append(shapes, shape{fmt.Sprintf("rolling%dx%d", s.members, s.partitions), l, steps, episodes, h})
 	}
+	{
+		l, steps, episodes, h := restartPieces(1000, 100000, 1)
+		shapes = append(shapes, shape{"restart1000x100000", l, steps, episodes, h})
+	}
 	const horizon = 1000.0
 	steps := latencySeriesBounds(0, horizon)
 	var episodes []float64
@@ -87,8 +121,7 @@ func BenchmarkLatencyPass(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				latencyOver(s.log.read(), 0, s.horizon)
-				latencyWindows(s.log.read(), s.steps, s.episodes)
+				latencyWithin(s.log.read(), 0, s.horizon, s.steps, s.episodes)
 			}
 			b.ReportMetric(float64(pieces), "pieces")
 			b.ReportMetric(float64(s.log.n), "runs")

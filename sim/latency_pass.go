@@ -81,15 +81,20 @@ func (p pieceChunks) eachPlaced(fn func(c, i int, q *latencyPiece, n int, place 
 // all calls fn with every piece, caught-up stretches among them, one by
 // one in the order they were added.
 func (p pieceChunks) all(fn func(q *latencyPiece)) {
-	read := 0
+	zeros := zeroCursor{p: &p}
 	var zq latencyPiece
 	zerosTo := func(upto int) {
-		for ; read < upto; read++ {
-			var ok bool
-			if zq, ok = p.strays[read]; !ok {
-				zq = p.zeros[read/pieceChunk][read%pieceChunk].piece()
+		for zeros.read < upto {
+			c, at, n := zeros.next(upto - zeros.read)
+			for j := range n {
+				zq = c.piece()
+				if len(p.strays) > 0 {
+					if q, ok := p.strays[zeroPlace{at.run, at.at + j}]; ok {
+						zq = q
+					}
+				}
+				fn(&zq)
 			}
-			fn(&zq)
 		}
 	}
 	p.eachPlaced(func(_, _ int, q *latencyPiece, n int, place func(j int) int) {
@@ -168,6 +173,7 @@ func (p pieceChunks) runs(set pieceSet, chunks func(c int) bool, fn func(c, i in
 type windowCursor struct {
 	bounds []float64
 	last   int
+	idle   bool // no window of the set is wanted: pieceRun.start passes it by
 }
 
 func windowCursors(sets []latencyWindowSet) []windowCursor {
@@ -251,6 +257,9 @@ func (r *pieceRun) start(q *latencyPiece, n int, cursors []windowCursor, want fu
 	r.q, r.n, r.clips, r.above, r.atZero = *q, n, r.clips[:0], false, false
 	for k := range cursors {
 		cur := &cursors[k]
+		if cur.idle {
+			continue
+		}
 		from, to := cur.windows(q)
 		for i := from; i < to; i++ {
 			if want != nil && !want(k, i) {

@@ -152,15 +152,30 @@ func TestLatencyPassesBitForBit(t *testing.T) {
 				if !slices.EqualFunc(g.mass, w.mass, same) || !slices.Equal(g.ends, w.ends) || !same(g.max, w.max) {
 					t.Fatalf("trial %d set %d window %d: histogram %v %v max %v, one by one %v %v max %v", trial, k, i, g.mass, g.ends, g.max, w.mass, w.ends, w.max)
 				}
-				a, b := got[k][i], want[k][i]
-				for _, v := range [][2]float64{{a.Records, b.Records}, {a.P50, b.P50}, {a.P99, b.P99}, {a.P999, b.P999}, {a.Max, b.Max}} {
-					if !same(v[0], v[1]) {
-						t.Fatalf("trial %d set %d window %d: %+v, one by one %+v", trial, k, i, a, b)
-					}
+				if a, b := got[k][i], want[k][i]; !sameStats(a, b) {
+					t.Fatalf("trial %d set %d window %d: %+v, one by one %+v", trial, k, i, a, b)
 				}
 			}
 		}
+		// The run's window measured in the same passes as the others,
+		// as the result measures it, is the same as measured alone.
+		run := latencyOver(pieces, 0, 20)
+		h, windows := latencyWithin(pieces, 0, 20, bounds...)
+		if !sameStats(*h.stats, run) || !sameStats(latencyFromHist(pieces, 0, 20, h), run) || !slices.EqualFunc(h.mass, histOver(pieces, 0, 20).mass, same) {
+			t.Fatalf("trial %d: whole window with the others %+v, alone %+v", trial, *h.stats, run)
+		}
+		for k := range bounds {
+			if !slices.EqualFunc(windows[k], got[k], sameStats) {
+				t.Fatalf("trial %d set %d: with the whole window %+v, without %+v", trial, k, windows[k], got[k])
+			}
+		}
 	}
+}
+
+// sameStats reports whether two windows' latencies are alike to the bit.
+func sameStats(a, b LatencyStats) bool {
+	same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+	return same(a.Records, b.Records) && same(a.P50, b.P50) && same(a.P99, b.P99) && same(a.P999, b.P999) && same(a.Max, b.Max)
 }
 
 // logOf is a pieceLog of the pieces, added one after another.
@@ -183,8 +198,8 @@ func piecesOf(p pieceChunks) []latencyPiece {
 // and extends some of them in place as the ledger does (and all[i] with
 // them): every piece of a run alike in the run's order (which keeps it a
 // run), the first few of a run, or one piece anywhere (which keeps the
-// run's pieces one by one; a caught-up stretch, off latency 0, only if
-// strays).
+// run's pieces one by one; a caught-up stretch stays at latency 0 unless
+// strays, and then half the time leaves it).
 func extendedRuns(rng *rand.Rand, all []latencyPiece, strays bool) pieceChunks {
 	var l pieceLog
 	type place struct{ run, at int }
@@ -223,7 +238,11 @@ func extendedRuns(rng *rand.Rand, all []latencyPiece, strays bool) pieceChunks {
 				l.set(places[j].run, places[j].at, q)
 			}
 		default:
-			if places[i].at < 0 && !strays {
+			if places[i].at < 0 && (!strays || rng.IntN(2) == 0) {
+				// A caught-up stretch extended at latency 0, which
+				// keeps its run of alike stretches one by one.
+				all[i].t1, all[i].mass = all[i].t1+1, all[i].mass*2
+				l.set(places[i].run, places[i].at, all[i])
 				break
 			}
 			all[i] = extended(all[i])
@@ -286,6 +305,64 @@ func TestPieceLogRuns(t *testing.T) {
 			for k, w := range []latencyPiece{tc.want[0], tc.want[2], tc.want[3]} {
 				if got := l.at(0, k); !samePiece(*got, w) {
 					t.Errorf("at(0, %d) = %v, want %v", k, *got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestPieceLogCaughtUpRuns checks how the log keeps caught-up stretches:
+// alike ones side by side as one run (a piece of another kind between
+// them does not cut it), each addressed by its run and place, and a run
+// one of whose stretches changes as its stretches one by one, at latency
+// 0 or off it.
+func TestPieceLogCaughtUpRuns(t *testing.T) {
+	z := latencyPiece{t0: 0, t1: 1, mass: 5}
+	y := latencyPiece{t0: 0.5, t1: 1, mass: 2.5} // caught up later, ends with z
+	a := latencyPiece{t0: 1, t1: 2, w0: 1, w1: 0.5, mass: 10}
+	zx := latencyPiece{t0: 0, t1: 2, mass: 10}            // z extended, at latency 0
+	zs := latencyPiece{t0: 0, t1: 2, w1: 1e-13, mass: 10} // z extended off latency 0
+	type place struct{ run, at int }
+	for _, tc := range []struct {
+		name  string
+		set   latencyPiece // the second stretch becomes set, if not zero
+		split bool         // whether the first run of stretches is split
+		want  []latencyPiece
+	}{
+		// z, z, a, z: one run of three z (a is kept with the other
+		// pieces), then y.
+		{"alike", latencyPiece{}, false, []latencyPiece{z, z, a, z, y}},
+		{"extended at 0", zx, true, []latencyPiece{z, zx, a, z, y}},
+		{"extended off 0", zs, false, []latencyPiece{z, zs, a, z, y}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l pieceLog
+			var places []place
+			for _, q := range []latencyPiece{z, z, a, z, y} {
+				r, at := l.add(q)
+				places = append(places, place{r, at})
+			}
+			// Stretches: z at run 0 places 0, 1, 2 (at -1, -2, -3), y at
+			// run 1; a at run 0 of the other pieces.
+			want := []place{{0, -1}, {0, -2}, {0, 0}, {0, -3}, {1, -1}}
+			if !slices.Equal(places, want) {
+				t.Fatalf("added at %v, want %v", places, want)
+			}
+			if l.nzrun != 2 || l.nzero != 4 || l.n != 1 {
+				t.Fatalf("%d runs of %d caught-up stretches, %d other runs; want 2 of 4, 1", l.nzrun, l.nzero, l.n)
+			}
+			if tc.set != (latencyPiece{}) {
+				l.set(0, -2, tc.set)
+			}
+			if split := l.zeroRun(0).split != 0; split != tc.split {
+				t.Errorf("first run of stretches split %v, want %v", split, tc.split)
+			}
+			if got := piecesOf(l.read()); !slices.EqualFunc(got, tc.want, samePiece) {
+				t.Errorf("pieces %v, want %v", got, tc.want)
+			}
+			for i, p := range places {
+				if got := l.at(p.run, p.at); !samePiece(*got, tc.want[i]) {
+					t.Errorf("at(%d, %d) = %v, want %v", p.run, p.at, *got, tc.want[i])
 				}
 			}
 		})
