@@ -88,6 +88,14 @@ type ledger struct {
 	// duplicateReleases are the releases that left duplicates, in time
 	// order, for attributing them to rebalances.
 	duplicateReleases []duplicateRelease
+	// walkAll makes every change to a process's claims view and refresh
+	// all its partitions (touchProc), not only those the change reaches
+	// (touchParts): the slow walk the tests hold the fast one to.
+	walkAll bool
+	// finiteDemands, laggingDemands and shareChanges are allocateAt's
+	// scratch lists, reused from one call to the next.
+	finiteDemands, laggingDemands []demand
+	shareChanges                  []shareChange
 }
 
 // duplicateRelease is one release of partitions without a commit.
@@ -826,10 +834,22 @@ func (l *ledger) indexes(tps []kafka.TopicPartition) []int {
 
 // touchProc advances every partition proc owns, runs change, and refreshes
 // them: a change to a process can change the share of all its partitions.
-func (l *ledger) touchProc(proc int, change func()) {
+func (l *ledger) touchProc(proc int, change func()) { l.touchParts(proc, nil, change) }
+
+// touchParts is touchProc for a change to proc's claims on idxs alone
+// (taken, revoking, released; nil: a change to the process). The
+// process itself does not change, so its other partitions are refreshed
+// only where refresh would change something (stale), and viewed only
+// then (by settle).
+func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	pr := l.procs[proc]
 	before := slices.Clone(pr.owned)
-	l.advanceAll(before)
+	all := idxs == nil || l.walkAll
+	if all {
+		l.advanceAll(before)
+	} else {
+		l.advanceAll(idxs)
+	}
 	change()
 	if !slices.Equal(before, pr.owned) {
 		pr.ownedTPs, pr.ownedIdx = nil, nil
@@ -839,8 +859,63 @@ func (l *ledger) touchProc(proc int, change func()) {
 		pr.sends = nil
 	}
 	l.recount(proc)
-	for _, idx := range mergeSorted(before, pr.owned) {
+	if all {
+		for _, idx := range mergeSorted(before, pr.owned) {
+			l.refresh(idx)
+		}
+		return
+	}
+	t := l.now()
+	// Only partitions proc held before or holds now are its to refresh.
+	var touched []int
+	for _, idx := range slices.Compact(slices.Sorted(slices.Values(idxs))) {
+		_, held := slices.BinarySearch(before, idx)
+		_, holds := slices.BinarySearch(pr.owned, idx)
+		if held || holds {
+			touched = append(touched, idx)
+		}
+	}
+	j := 0
+	for _, idx := range pr.owned {
+		for j < len(touched) && touched[j] < idx {
+			l.refresh(touched[j])
+			j++
+		}
+		if j < len(touched) && touched[j] == idx {
+			l.refresh(idx)
+			j++
+		} else if l.stale(l.parts[idx], t) {
+			l.refresh(idx)
+		}
+	}
+	for _, idx := range touched[j:] {
 		l.refresh(idx)
+	}
+}
+
+// stale reports whether refresh would change partition p at t when
+// nothing but its owners' shares may have changed since its last
+// refresh: how it accrues (accrualChanged) or its lag slope, which
+// catchUp pins at zero when the lag runs out while the owner's share
+// stays; a lag line set at t is rebased all the same.
+func (l *ledger) stale(p *partLedger, t time.Duration) bool {
+	owner := l.processingOwner(p, p.idx)
+	slope := p.rate
+	if owner >= 0 {
+		slope = p.rate - p.owners[owner].alloc
+	}
+	return slope != p.slope || t == p.lagT || l.accrualChanged(p, owner)
+}
+
+// changedOwned drops what was kept of proc's list of partitions when
+// change altered it.
+func (l *ledger) changedOwned(pr *procLedger, before []int) {
+	if !slices.Equal(before, pr.owned) {
+		pr.ownedTPs, pr.ownedIdx = nil, nil
+	}
+	if len(pr.owned) == 0 {
+		// No claim is left for an unanswered commit to cover.
+		pr.sends = nil
 	}
 }
 
@@ -869,19 +944,9 @@ func mergeSorted(a, b []int) []int {
 	return append(out, b[j:]...)
 }
 
-func (l *ledger) recount(proc int) {
-	pr := l.procs[proc]
-	n := 0
-	if pr.running() {
-		for _, idx := range pr.owned {
-			if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
-				n++
-			}
-		}
-	}
-	pr.processingCount = n
-	l.allocate(proc)
-}
+// recount counts the partitions proc processes and shares its capacity
+// over them again.
+func (l *ledger) recount(proc int) { l.allocate(proc) }
 
 // ownershipOf returns proc's claim on partition idx, or nil.
 func (l *ledger) ownershipOf(idx, proc int) *ownership {
@@ -905,7 +970,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 		return
 	}
 	l.advanceAll(idxs)
-	l.touchProc(proc, func() {
+	l.touchParts(proc, idxs, func() {
 		for _, idx := range idxs {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
@@ -926,7 +991,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 // StartRevoke records that proc stopped processing tps to revoke them.
 func (l *ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
 	idxs := l.indexes(tps)
-	l.touchProc(proc, func() {
+	l.touchParts(proc, idxs, func() {
 		for _, idx := range idxs {
 			if o := l.ownershipOf(idx, proc); o != nil {
 				o.revoking = true
@@ -944,7 +1009,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 	committed = committed && pr.member > 0
 	idxs := l.indexes(tps)
 	dup := 0.0
-	l.touchProc(proc, func() {
+	l.touchParts(proc, idxs, func() {
 		// A process owns a partition exactly when it is among the
 		// partition's owners, so the owners tell what to release, and
 		// the process's list is filtered once at the end rather than

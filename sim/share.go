@@ -24,15 +24,32 @@ import (
 // allocate shares proc's capacity over the partitions it processes now.
 func (l *ledger) allocate(proc int) { l.allocateAt(proc, l.now()) }
 
-// allocateAt shares proc's capacity as the partitions' lags are at t.
-func (l *ledger) allocateAt(proc int, t time.Duration) {
+// shareChange is a partition whose share allocateAt changed, with the
+// share it had.
+type shareChange struct {
+	idx int
+	o   *ownership
+	was float64
+}
+
+// demand is what a partition asks of its owner's capacity.
+type demand struct {
+	o    *ownership
+	need float64 // +Inf while the partition has lag
+	idx  int
+	was  float64 // the share it had
+}
+
+// allocateAt shares proc's capacity as the partitions' lags are at t,
+// counts the partitions it processes (processingCount), and returns the
+// partitions whose share changed, ascending. The shares are handed out
+// in the order of the demands, then of the partitions: those with lag
+// (which take any amount) come last, in the order of proc's list.
+func (l *ledger) allocateAt(proc int, t time.Duration) []shareChange {
 	pr := l.procs[proc]
-	type demand struct {
-		o    *ownership
-		need float64 // +Inf while the partition has lag
-		idx  int
-	}
-	ds := make([]demand, 0, pr.processingCount)
+	running := pr.running()
+	finite, lagging := l.finiteDemands[:0], l.laggingDemands[:0]
+	changes := l.shareChanges[:0]
 	for _, idx := range pr.owned {
 		p := l.parts[idx]
 		i := ownerIndex(p, proc)
@@ -40,32 +57,61 @@ func (l *ledger) allocateAt(proc int, t time.Duration) {
 			continue
 		}
 		o := &p.owners[i]
-		if !pr.running() || o.revoking {
+		if !running || o.revoking {
+			if o.alloc != 0 {
+				changes = append(changes, shareChange{idx, o, o.alloc})
+			}
 			o.alloc = 0
 			continue
 		}
-		need := p.rate
 		// A partition with lag takes any amount; so does one this
 		// process holds as a zombie beside the owner that drives the
 		// lag, while its own position is behind the end (ownership.behind).
+		dm := demand{o, math.Inf(1), idx, o.alloc}
+		o.alloc = 0
 		if l.lagAt(p, t) > 0 {
-			need = math.Inf(1)
+			lagging = append(lagging, dm)
+			continue
 		} else if d := l.processingOwner(p, idx); d < 0 || p.owners[d].proc != proc {
 			if _, behind := l.claimAt(p, i, t); behind > 0 {
-				need = math.Inf(1)
+				lagging = append(lagging, dm)
+				continue
 			}
 		}
-		o.alloc = 0
-		ds = append(ds, demand{o, need, idx})
+		dm.need = p.rate
+		finite = append(finite, dm)
 	}
-	slices.SortFunc(ds, func(a, b demand) int { return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx)) })
+	byNeed := func(a, b demand) int { return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx)) }
+	if !slices.IsSortedFunc(finite, byNeed) {
+		slices.SortFunc(finite, byNeed)
+	}
+	n := len(finite) + len(lagging)
+	pr.processingCount = n
 	left := pr.rate
-	for i, d := range ds {
-		fair := left / float64(len(ds)-i)
+	for i, d := range finite {
+		fair := left / float64(n-i)
 		d.o.alloc = min(d.need, fair)
 		left -= d.o.alloc
+		if d.o.alloc != d.was {
+			changes = append(changes, shareChange{d.idx, d.o, d.was})
+		}
 	}
+	for i, d := range lagging {
+		fair := left / float64(n-len(finite)-i)
+		d.o.alloc = fair
+		left -= d.o.alloc
+		if d.o.alloc != d.was {
+			changes = append(changes, shareChange{d.idx, d.o, d.was})
+		}
+	}
+	if !slices.IsSortedFunc(changes, byIdx) {
+		slices.SortFunc(changes, byIdx)
+	}
+	l.finiteDemands, l.laggingDemands, l.shareChanges = finite, lagging, changes
+	return changes
 }
+
+func byIdx(a, b shareChange) int { return cmp.Compare(a.idx, b.idx) }
 
 // catchUp applies, in time order, every instant up to t at which a
 // partition ran out of lag: the partition is pinned at zero and its
@@ -140,23 +186,14 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	}
 	// Only partitions whose share changes end their stretch at t, each
 	// booked under the share it had until then.
-	before := make([]float64, len(pr.owned))
-	for i, idx := range pr.owned {
-		if o := l.ownershipOf(idx, proc); o != nil {
-			before[i] = o.alloc
-		}
-	}
-	l.allocateAt(proc, t)
-	for i, idx := range pr.owned {
-		if o := l.ownershipOf(idx, proc); o != nil && o.alloc != before[i] {
-			p := l.parts[idx]
-			now := o.alloc
-			o.alloc = before[i]
-			l.settle(idx, t)
-			o.alloc = now
-			owner := l.processingOwner(p, idx)
-			l.refreshSlope(p, owner, t)
-			l.mark(p, owner)
-		}
+	for _, c := range l.allocateAt(proc, t) {
+		p := l.parts[c.idx]
+		now := c.o.alloc
+		c.o.alloc = c.was
+		l.settle(c.idx, t)
+		c.o.alloc = now
+		owner := l.processingOwner(p, c.idx)
+		l.refreshSlope(p, owner, t)
+		l.mark(p, owner)
 	}
 }
