@@ -32,6 +32,10 @@ type ledger struct {
 	windowStart time.Duration
 	procs       []*procLedger
 	parts       []*partLedger
+	// tps are the partitions by ledger index, apart from the rest of
+	// their state, so that listing a member's partitions (for a commit)
+	// reads them in one run.
+	tps []kafka.TopicPartition
 	// topicIndex maps a topic to the ledger index of each of its partitions.
 	topicIndex map[string][]int
 
@@ -157,7 +161,14 @@ func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled 
 
 // ownership is one process's claim on one partition.
 type ownership struct {
+	// The fields a share reads come first.
 	proc int
+	// revoking is set while a revoke callback runs: the owner has stopped
+	// processing the partition but still holds it.
+	revoking bool
+	// alloc is the records/s of the process's capacity this partition
+	// gets (see allocate).
+	alloc float64
 	// serial tells this claim from a later one of the same process on
 	// the same partition, so that a commit captured during one is not
 	// applied to the next.
@@ -174,12 +185,6 @@ type ownership struct {
 	// partition's anchor has moved past.
 	accepted int
 	atSend   []sendCount
-	// revoking is set while a revoke callback runs: the owner has stopped
-	// processing the partition but still holds it.
-	revoking bool
-	// alloc is the records/s of the process's capacity this partition
-	// gets (see allocate).
-	alloc float64
 	// behind is how many records the owner's own position is behind the
 	// end of the partition: what its fetches can still hand it (as of
 	// the partition's last view).
@@ -204,13 +209,18 @@ const (
 )
 
 type partLedger struct {
-	// The fields every advance reads come first, so that they share the
-	// struct's first cache lines.
-	// since is the anchor (see ledger) and viewT the last view.
-	since, viewT time.Duration
+	// The fields every advance and every share reads come first, so
+	// that they share the struct's first cache lines.
 	// lag model: lag at lagT, changing at slope records/s.
 	lag, slope float64
 	lagT       time.Duration
+	// rate is the production rate now: base times the topic's load factor.
+	rate float64
+	// owners in the order they took the partition; the last one that is
+	// processing drives the lag model.
+	owners []ownership
+	// since is the anchor (see ledger) and viewT the last view.
+	since, viewT time.Duration
 	// sinceLag is the lag at since, viewLag at viewT.
 	sinceLag, viewLag float64
 	// viewDriver is the process driving the lag since the anchor (-1:
@@ -221,14 +231,9 @@ type partLedger struct {
 	// driverProc is the process driving the lag now (-1: none), and
 	// lineProc the one whose backlog sum holds the lag line (-1: none).
 	driverProc, lineProc int
-	// rate is the production rate now: base times the topic's load factor.
-	rate float64
 	// base is the partition's own rate and curve its topic's load over
 	// time: base·curve.m(t) records were produced by t.
 	base float64
-	// owners in the order they took the partition; the last one that is
-	// processing drives the lag model.
-	owners []ownership
 	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
 	// zero latency (caught up), kept open while it goes on, so that a
 	// steady partition adds one latency piece, not one per change.
@@ -250,8 +255,7 @@ type partLedger struct {
 	duplicates                                       float64
 
 	curve     *loadCurve
-	idx       int // in ledger.parts
-	tp        kafka.TopicPartition
+	idx       int // in ledger.parts and ledger.tps
 	name      string
 	lastOwner int // process of the last completed ownership, -1 if none
 	zeroVer   int
@@ -291,9 +295,10 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *load
 		curve = newLoadCurve(nil)
 	}
 	rate := base * curve.factorAt(t)
-	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, viewT: t, lagT: t, viewDriver: -1, driverProc: -1, lineProc: -1, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
+	p := &partLedger{idx: len(l.parts), name: tp.String(), rate: rate, base: base, curve: curve, since: t, viewT: t, lagT: t, viewDriver: -1, driverProc: -1, lineProc: -1, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
+	l.tps = append(l.tps, tp)
 	p.inGap, p.gapStart = true, max(t, l.windowStart)
 	l.setSlope(p, rate, t)
 	l.refresh(len(l.parts) - 1)
@@ -1080,7 +1085,7 @@ func (l *ledger) ReleaseAll(proc int) {
 func (l *ledger) ownedBy(proc int) []kafka.TopicPartition {
 	var out []kafka.TopicPartition
 	for _, idx := range l.procs[proc].owned {
-		out = append(out, l.parts[idx].tp)
+		out = append(out, l.tps[idx])
 	}
 	return out
 }
@@ -1108,7 +1113,7 @@ func (l *ledger) Positions(proc int) Positions {
 		// not changed, when the list changes.
 		pr.ownedTPs, pr.ownedIdx = make([]kafka.TopicPartition, len(pr.owned)), slices.Clone(pr.owned)
 		for j, idx := range pr.owned {
-			pr.ownedTPs[j] = l.parts[idx].tp
+			pr.ownedTPs[j] = l.tps[idx]
 		}
 	}
 	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
@@ -1235,7 +1240,7 @@ func (l *ledger) SetMember(proc int, delta int) {
 // converged (those of topics some live member subscribes to).
 func (l *ledger) SetRequired(required func(topic string) bool) {
 	for idx, p := range l.parts {
-		r := required(p.tp.Topic)
+		r := required(l.tps[idx].Topic)
 		if r != p.required {
 			l.advance(idx)
 			p.required = r
@@ -1365,7 +1370,7 @@ func (l *ledger) latencyHist(a, b float64) *latencyHist {
 // and then numerically.
 func (l *ledger) history() []Segment {
 	parts := slices.Clone(l.parts)
-	slices.SortStableFunc(parts, func(a, b *partLedger) int { return a.tp.Compare(b.tp) })
+	slices.SortStableFunc(parts, func(a, b *partLedger) int { return l.tps[a.idx].Compare(l.tps[b.idx]) })
 	n := 0
 	for _, p := range parts {
 		n += len(p.segments)
