@@ -889,7 +889,7 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		if j < len(touched) && touched[j] == idx {
 			l.refresh(idx)
 			j++
-		} else if l.stale(l.parts[idx], t) {
+		} else if l.stale(l.parts[idx], proc, t) {
 			l.refresh(idx)
 		}
 	}
@@ -898,30 +898,23 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	}
 }
 
-// stale reports whether refresh would change partition p at t when
-// nothing but its owners' shares may have changed since its last
-// refresh: how it accrues (accrualChanged) or its lag slope, which
-// catchUp pins at zero when the lag runs out while the owner's share
-// stays; a lag line set at t is rebased all the same.
-func (l *ledger) stale(p *partLedger, t time.Duration) bool {
-	owner := l.processingOwner(p, p.idx)
+// stale reports whether refresh would change partition p, which proc
+// owns, at t, when only proc's share of it may have changed since every
+// partition was last refreshed or marked (which leaves each claim's
+// alloc0 at its alloc, its mode0 at its mode, and driverProc at the
+// process driving the lag): whether proc's share changed, or the lag
+// slope is not what the driver's share makes it (catchUp pins it at
+// zero when the lag runs out while the share stays), or the lag line was
+// set at t, which refresh rebases all the same.
+func (l *ledger) stale(p *partLedger, proc int, t time.Duration) bool {
+	if o := &p.owners[ownerIndex(p, proc)]; o.alloc != o.alloc0 || t == p.lagT {
+		return true
+	}
 	slope := p.rate
-	if owner >= 0 {
-		slope = p.rate - p.owners[owner].alloc
+	if p.driverProc >= 0 {
+		slope -= p.owners[ownerIndex(p, p.driverProc)].alloc
 	}
-	return slope != p.slope || t == p.lagT || l.accrualChanged(p, owner)
-}
-
-// changedOwned drops what was kept of proc's list of partitions when
-// change altered it.
-func (l *ledger) changedOwned(pr *procLedger, before []int) {
-	if !slices.Equal(before, pr.owned) {
-		pr.ownedTPs, pr.ownedIdx = nil, nil
-	}
-	if len(pr.owned) == 0 {
-		// No claim is left for an unanswered commit to cover.
-		pr.sends = nil
-	}
+	return slope != p.slope
 }
 
 // mergeSorted returns the union of the ascending lists a and b (each
