@@ -96,10 +96,9 @@ type ledger struct {
 	// all its partitions (touchProc), not only those the change reaches
 	// (touchParts): the slow walk the tests hold the fast one to.
 	walkAll bool
-	// finiteDemands, laggingDemands and shareChanges are allocateAt's
-	// scratch lists, reused from one call to the next.
-	finiteDemands, laggingDemands []demand
-	shareChanges                  []shareChange
+	// shareChanges is allocateAt's scratch list, reused from one call
+	// to the next.
+	shareChanges []shareChange
 }
 
 // duplicateRelease is one release of partitions without a commit.
@@ -141,6 +140,8 @@ type procLedger struct {
 	// partition.
 	sends    []commitSend
 	accepted commitSend
+	// memo is what its last sharing found (see shareMemo).
+	memo shareMemo
 }
 
 // commitSend is a commit request a process built at at: it covers the
@@ -751,6 +752,10 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	}
 	p.lag, p.lagT, p.slope = cur, t, slope
 	p.zeroVer++
+	if cur == 0 && slope > 0 {
+		// Its owners' demands grow unbounded from the next instant.
+		l.forget(p)
+	}
 	if cur == 0 && slope <= 0 {
 		return
 	}
@@ -863,8 +868,13 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		// No claim is left for an unanswered commit to cover.
 		pr.sends = nil
 	}
-	l.recount(proc)
 	if all {
+		// The process's change can stop it driving the lag of any of
+		// its partitions, which changes what its co-owners ask for.
+		for _, idx := range mergeSorted(before, pr.owned) {
+			l.forgetOthers(l.parts[idx], proc)
+		}
+		l.recount(proc)
 		for _, idx := range mergeSorted(before, pr.owned) {
 			l.refresh(idx)
 		}
@@ -878,8 +888,10 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		_, holds := slices.BinarySearch(pr.owned, idx)
 		if held || holds {
 			touched = append(touched, idx)
+			l.forgetOthers(l.parts[idx], proc)
 		}
 	}
+	l.allocateParts(proc, touched)
 	j := 0
 	for _, idx := range pr.owned {
 		for j < len(touched) && touched[j] < idx {
@@ -1012,7 +1024,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 		// partition's owners, so the owners tell what to release, and
 		// the process's list is filtered once at the end rather than
 		// cut once per partition.
-		released := false
+		var released []int
 		for _, idx := range idxs {
 			p := l.parts[idx]
 			i := slices.IndexFunc(p.owners, func(o ownership) bool { return o.proc == proc })
@@ -1025,13 +1037,17 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 				dup += d
 			}
 			p.owners = slices.Delete(p.owners, i, i+1)
-			released = true
+			released = append(released, idx)
 			if revoked && l.now() >= l.windowStart {
 				l.revocations++
 			}
 		}
-		if released {
-			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool { return l.ownershipOf(idx, proc) == nil })
+		if len(released) > 0 {
+			slices.Sort(released)
+			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool {
+				_, gone := slices.BinarySearch(released, idx)
+				return gone
+			})
 		}
 	})
 	if dup > 0 {
@@ -1067,6 +1083,7 @@ func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration
 		p := l.parts[idx]
 		p.zombieSec += d
 		l.noteZombie(proc, l.now())
+		l.forget(p)
 	}
 }
 

@@ -32,23 +32,125 @@ type shareChange struct {
 	was float64
 }
 
-// demand is what a partition asks of its owner's capacity.
-type demand struct {
-	o    *ownership
-	need float64 // +Inf while the partition has lag
-	idx  int
-	was  float64 // the share it had
+// shareMemo is the demands of the partitions a running process
+// processes, as its last sharing found them, with the share each got:
+// a change to some of its claims (touchParts) works out the demands of
+// those alone and shares again from the memo, without reading its other
+// partitions. A demand changes only when its partition's lag line
+// leaves or reaches zero, when the process stops driving the lag, or
+// when the claim, the process or the rates change, and each of those
+// drops the memo (forget), except the last two, which share in full
+// anyway. Only a line rising from zero at this very instant, or a
+// zombie claim working through what its own position is behind, asks
+// more of time: a memo holding one (timed) serves only the instant it
+// was made.
+type shareMemo struct {
+	valid, timed bool
+	at           time.Duration
+	rate         float64
+	// finite are the demands of partitions without lag, by need and then
+	// partition; lagging those that take any amount, by partition.
+	finite, lagging []memoDemand
+}
+
+// memoDemand is one partition's demand and the share it got.
+type memoDemand struct {
+	idx         int
+	need, alloc float64
+}
+
+func byNeed(a, b memoDemand) int {
+	return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx))
+}
+
+func byIdx(a, b shareChange) int { return cmp.Compare(a.idx, b.idx) }
+
+// forget drops the share memos of p's owners.
+func (l *ledger) forget(p *partLedger) {
+	for _, o := range p.owners {
+		l.procs[o.proc].memo.valid = false
+	}
+}
+
+// redemand works out again, in its owners' share memos, the demands of
+// p, whose lag ran out at t; the shares stay as they are until the
+// owners share again.
+func (l *ledger) redemand(p *partLedger, t time.Duration) {
+	for i, o := range p.owners {
+		m := &l.procs[o.proc].memo
+		if !m.valid {
+			continue
+		}
+		if m.timed && m.at != t {
+			m.valid = false
+			continue
+		}
+		k := slices.IndexFunc(m.lagging, func(e memoDemand) bool { return e.idx == p.idx })
+		if k < 0 {
+			// Not processing it, or the memo does not know it lagged.
+			if slices.ContainsFunc(m.finite, func(e memoDemand) bool { return e.idx == p.idx }) {
+				m.valid = false
+			}
+			continue
+		}
+		e := m.lagging[k]
+		m.lagging = slices.Delete(m.lagging, k, k+1)
+		need, timed := l.demandOf(p, i, t)
+		l.remember(m, memoDemand{e.idx, need, e.alloc}, timed, t)
+	}
+}
+
+// remember adds a demand found at t to memo m, in its place.
+func (l *ledger) remember(m *shareMemo, e memoDemand, timed bool, t time.Duration) {
+	if timed {
+		m.timed, m.at = true, t
+	}
+	if math.IsInf(e.need, 1) {
+		j, _ := slices.BinarySearchFunc(m.lagging, e, func(a, b memoDemand) int { return cmp.Compare(a.idx, b.idx) })
+		m.lagging = slices.Insert(m.lagging, j, e)
+	} else {
+		j, _ := slices.BinarySearchFunc(m.finite, e, byNeed)
+		m.finite = slices.Insert(m.finite, j, e)
+	}
+}
+
+// forgetOthers drops the share memos of p's owners other than proc.
+func (l *ledger) forgetOthers(p *partLedger, proc int) {
+	for _, o := range p.owners {
+		if o.proc != proc {
+			l.procs[o.proc].memo.valid = false
+		}
+	}
+}
+
+// demandOf is what owner i of p, processing it, asks of its process's
+// capacity at t: a partition with lag takes any amount; so does one the
+// process holds as a zombie beside the owner that drives the lag, while
+// its own position is behind the end (ownership.behind); otherwise its
+// production rate. timed tells that the demand may change with time
+// alone (see shareMemo).
+func (l *ledger) demandOf(p *partLedger, i int, t time.Duration) (need float64, timed bool) {
+	if l.lagAt(p, t) > 0 {
+		return math.Inf(1), false
+	}
+	timed = p.slope > 0
+	if d := l.processingOwner(p, p.idx); d < 0 || p.owners[d].proc != p.owners[i].proc {
+		if _, behind := l.claimAt(p, i, t); behind > 0 {
+			return math.Inf(1), true
+		}
+		timed = true
+	}
+	return p.rate, timed
 }
 
 // allocateAt shares proc's capacity as the partitions' lags are at t,
-// counts the partitions it processes (processingCount), and returns the
-// partitions whose share changed, ascending. The shares are handed out
-// in the order of the demands, then of the partitions: those with lag
-// (which take any amount) come last, in the order of proc's list.
+// counts the partitions it processes (processingCount), keeps the memo,
+// and returns the partitions whose share changed, ascending.
 func (l *ledger) allocateAt(proc int, t time.Duration) []shareChange {
 	pr := l.procs[proc]
 	running := pr.running()
-	finite, lagging := l.finiteDemands[:0], l.laggingDemands[:0]
+	m := &pr.memo
+	m.finite, m.lagging, m.timed = m.finite[:0], m.lagging[:0], false
 	changes := l.shareChanges[:0]
 	for _, idx := range pr.owned {
 		p := l.parts[idx]
@@ -64,54 +166,88 @@ func (l *ledger) allocateAt(proc int, t time.Duration) []shareChange {
 			o.alloc = 0
 			continue
 		}
-		// A partition with lag takes any amount; so does one this
-		// process holds as a zombie beside the owner that drives the
-		// lag, while its own position is behind the end (ownership.behind).
-		dm := demand{o, math.Inf(1), idx, o.alloc}
-		o.alloc = 0
-		if l.lagAt(p, t) > 0 {
-			lagging = append(lagging, dm)
-			continue
-		} else if d := l.processingOwner(p, idx); d < 0 || p.owners[d].proc != proc {
-			if _, behind := l.claimAt(p, i, t); behind > 0 {
-				lagging = append(lagging, dm)
-				continue
-			}
-		}
-		dm.need = p.rate
-		finite = append(finite, dm)
-	}
-	byNeed := func(a, b demand) int { return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx)) }
-	if !slices.IsSortedFunc(finite, byNeed) {
-		slices.SortFunc(finite, byNeed)
-	}
-	n := len(finite) + len(lagging)
-	pr.processingCount = n
-	left := pr.rate
-	for i, d := range finite {
-		fair := left / float64(n-i)
-		d.o.alloc = min(d.need, fair)
-		left -= d.o.alloc
-		if d.o.alloc != d.was {
-			changes = append(changes, shareChange{d.idx, d.o, d.was})
+		need, timed := l.demandOf(p, i, t)
+		m.timed = m.timed || timed
+		if math.IsInf(need, 1) {
+			m.lagging = append(m.lagging, memoDemand{idx, need, o.alloc})
+		} else {
+			m.finite = append(m.finite, memoDemand{idx, need, o.alloc})
 		}
 	}
-	for i, d := range lagging {
-		fair := left / float64(n-len(finite)-i)
-		d.o.alloc = fair
-		left -= d.o.alloc
-		if d.o.alloc != d.was {
-			changes = append(changes, shareChange{d.idx, d.o, d.was})
-		}
+	if !slices.IsSortedFunc(m.finite, byNeed) {
+		slices.SortFunc(m.finite, byNeed)
 	}
+	m.valid, m.at, m.rate = running, t, pr.rate
+	changes = l.share(proc, changes)
 	if !slices.IsSortedFunc(changes, byIdx) {
 		slices.SortFunc(changes, byIdx)
 	}
-	l.finiteDemands, l.laggingDemands, l.shareChanges = finite, lagging, changes
+	l.shareChanges = changes
 	return changes
 }
 
-func byIdx(a, b shareChange) int { return cmp.Compare(a.idx, b.idx) }
+// allocateParts is allocate after a change to proc's claims on idxs
+// alone (ascending): from the memo, when it still holds, with the
+// demands of idxs worked out again; otherwise in full.
+func (l *ledger) allocateParts(proc int, idxs []int) {
+	pr := l.procs[proc]
+	m := &pr.memo
+	t := l.now()
+	if l.walkAll || !m.valid || !pr.running() || m.rate != pr.rate || (m.timed && t != m.at) {
+		l.allocate(proc)
+		return
+	}
+	changed := func(e memoDemand) bool {
+		_, found := slices.BinarySearch(idxs, e.idx)
+		return found
+	}
+	m.finite, m.lagging = slices.DeleteFunc(m.finite, changed), slices.DeleteFunc(m.lagging, changed)
+	for _, idx := range idxs {
+		p := l.parts[idx]
+		i := ownerIndex(p, proc)
+		if i < 0 {
+			continue
+		}
+		o := &p.owners[i]
+		if o.revoking {
+			o.alloc = 0
+			continue
+		}
+		need, timed := l.demandOf(p, i, t)
+		l.remember(m, memoDemand{idx, need, o.alloc}, timed, t)
+	}
+	m.at = t
+	l.shareChanges = l.share(proc, l.shareChanges[:0])
+}
+
+// share hands out proc's capacity over the memo's demands, max-min
+// fair: in the order of the demands, then of the partitions, each gets
+// what it needs or an equal part of what is left, whichever is less. It
+// sets the shares that changed and adds them to changes.
+func (l *ledger) share(proc int, changes []shareChange) []shareChange {
+	pr := l.procs[proc]
+	m := &pr.memo
+	n := len(m.finite) + len(m.lagging)
+	pr.processingCount = n
+	left := pr.rate
+	give := func(e *memoDemand, rest int) {
+		a := min(e.need, left/float64(rest))
+		left -= a
+		if a != e.alloc {
+			p := l.parts[e.idx]
+			o := &p.owners[ownerIndex(p, proc)]
+			changes = append(changes, shareChange{e.idx, o, e.alloc})
+			o.alloc, e.alloc = a, a
+		}
+	}
+	for i := range m.finite {
+		give(&m.finite[i], n-i)
+	}
+	for i := range m.lagging {
+		give(&m.lagging[i], len(m.lagging)-i)
+	}
+	return changes
+}
 
 // catchUp applies, in time order, every instant up to t at which a
 // partition ran out of lag: the partition is pinned at zero and its
@@ -155,6 +291,7 @@ func (l *ledger) catchUp(t time.Duration) {
 			p.lag, p.lagT, p.slope = 0, at, 0
 			p.zeroVer++
 			l.mark(p, l.processingOwner(p, p.idx))
+			l.redemand(p, at)
 			for _, o := range p.owners {
 				procs = append(procs, o.proc)
 			}
