@@ -752,8 +752,9 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	}
 	p.lag, p.lagT, p.slope = cur, t, slope
 	p.zeroVer++
-	if cur == 0 && slope > 0 {
-		// Its owners' demands grow unbounded from the next instant.
+	if cur == 0 && slope > 0 && p.driverProc >= 0 {
+		// Its processing owners' demands grow unbounded from the next
+		// instant. (With no driver, none of its owners processes it.)
 		l.forget(p)
 	}
 	if cur == 0 && slope <= 0 {
