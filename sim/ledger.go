@@ -142,6 +142,11 @@ type procLedger struct {
 	accepted commitSend
 	// memo is what its last sharing found (see shareMemo).
 	memo shareMemo
+	// recheck are partitions it owns whose lag line was set since a
+	// change to its claims last looked (see touchParts), with repeats;
+	// recheckAll stands for all it owns.
+	recheck    []int
+	recheckAll bool
 }
 
 // commitSend is a commit request a process built at at: it covers the
@@ -752,6 +757,7 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	}
 	p.lag, p.lagT, p.slope = cur, t, slope
 	p.zeroVer++
+	l.noteLine(p)
 	if cur == 0 && slope > 0 && p.driverProc >= 0 {
 		// Its processing owners' demands grow unbounded from the next
 		// instant. (With no driver, none of its owners processes it.)
@@ -876,6 +882,9 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 			l.forgetOthers(l.parts[idx], proc)
 		}
 		l.recount(proc)
+		// The walk refreshes everything noted so far; what it sets is
+		// noted again.
+		pr.recheck, pr.recheckAll = pr.recheck[:0], false
 		for _, idx := range mergeSorted(before, pr.owned) {
 			l.refresh(idx)
 		}
@@ -892,22 +901,51 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 			l.forgetOthers(l.parts[idx], proc)
 		}
 	}
-	l.allocateParts(proc, touched)
-	j := 0
-	for _, idx := range pr.owned {
-		for j < len(touched) && touched[j] < idx {
-			l.refresh(touched[j])
-			j++
+	shared := l.allocateParts(proc, touched)
+	// The others are refreshed where refresh would change something:
+	// where the share moved, or where a lag line was set since the last
+	// such walk (recheck); every other one is as its last refresh left it.
+	var others []int
+	for _, c := range shared {
+		others = append(others, c.idx)
+	}
+	if pr.recheckAll {
+		others = append(others, pr.owned...)
+	} else {
+		others = append(others, pr.recheck...)
+	}
+	pr.recheck, pr.recheckAll = pr.recheck[:0], false
+	slices.Sort(others)
+	var refresh []int
+	for _, idx := range slices.Compact(others) {
+		if _, in := slices.BinarySearch(touched, idx); in {
+			continue
 		}
-		if j < len(touched) && touched[j] == idx {
-			l.refresh(idx)
-			j++
-		} else if l.stale(l.parts[idx], proc, t) {
-			l.refresh(idx)
+		if p := l.parts[idx]; ownerIndex(p, proc) >= 0 && l.stale(p, proc, t) {
+			refresh = append(refresh, idx)
 		}
 	}
-	for _, idx := range touched[j:] {
+	for _, idx := range mergeSorted(touched, refresh) {
 		l.refresh(idx)
+	}
+}
+
+// noteLine adds p to its owners' recheck lists when its lag line is set
+// (or pinned at zero) at t: refresh rebases a line set at this very
+// instant, and sets the slope a pinned line's driver's share makes.
+// A list grown past its process's partitions gives way to the whole
+// list.
+func (l *ledger) noteLine(p *partLedger) {
+	for _, o := range p.owners {
+		pr := l.procs[o.proc]
+		if pr.recheckAll {
+			continue
+		}
+		if len(pr.recheck) > 2*len(pr.owned)+16 {
+			pr.recheck, pr.recheckAll = pr.recheck[:0], true
+			continue
+		}
+		pr.recheck = append(pr.recheck, p.idx)
 	}
 }
 

@@ -188,14 +188,14 @@ func (l *ledger) allocateAt(proc int, t time.Duration) []shareChange {
 
 // allocateParts is allocate after a change to proc's claims on idxs
 // alone (ascending): from the memo, when it still holds, with the
-// demands of idxs worked out again; otherwise in full.
-func (l *ledger) allocateParts(proc int, idxs []int) {
+// demands of idxs worked out again; otherwise in full. It returns the
+// shares that changed (in no particular order), until the next sharing.
+func (l *ledger) allocateParts(proc int, idxs []int) []shareChange {
 	pr := l.procs[proc]
 	m := &pr.memo
 	t := l.now()
 	if l.walkAll || !m.valid || !pr.running() || m.rate != pr.rate || (m.timed && t != m.at) {
-		l.allocate(proc)
-		return
+		return l.allocateAt(proc, t)
 	}
 	changed := func(e memoDemand) bool {
 		_, found := slices.BinarySearch(idxs, e.idx)
@@ -218,6 +218,7 @@ func (l *ledger) allocateParts(proc int, idxs []int) {
 	}
 	m.at = t
 	l.shareChanges = l.share(proc, l.shareChanges[:0])
+	return l.shareChanges
 }
 
 // share hands out proc's capacity over the memo's demands, max-min
@@ -292,6 +293,7 @@ func (l *ledger) catchUp(t time.Duration) {
 			p.zeroVer++
 			l.mark(p, l.processingOwner(p, p.idx))
 			l.redemand(p, at)
+			l.noteLine(p)
 			for _, o := range p.owners {
 				procs = append(procs, o.proc)
 			}
