@@ -221,6 +221,21 @@ func (l *ledger) allocateParts(proc int, idxs []int) []shareChange {
 	return l.shareChanges
 }
 
+// shareAgain is allocateAt for reshare: from the memo, which catchUp
+// brought up to date (redemand), when it holds.
+func (l *ledger) shareAgain(proc int, t time.Duration) []shareChange {
+	pr := l.procs[proc]
+	m := &pr.memo
+	if l.walkAll || !m.valid || m.rate != pr.rate || (m.timed && t != m.at) {
+		return l.allocateAt(proc, t)
+	}
+	m.at = t
+	changes := l.share(proc, l.shareChanges[:0])
+	slices.SortFunc(changes, byIdx)
+	l.shareChanges = changes
+	return changes
+}
+
 // share hands out proc's capacity over the memo's demands, max-min
 // fair: in the order of the demands, then of the partitions, each gets
 // what it needs or an equal part of what is left, whichever is less. It
@@ -325,7 +340,7 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	}
 	// Only partitions whose share changes end their stretch at t, each
 	// booked under the share it had until then.
-	for _, c := range l.allocateAt(proc, t) {
+	for _, c := range l.shareAgain(proc, t) {
 		p := l.parts[c.idx]
 		now := c.o.alloc
 		c.o.alloc = c.was
