@@ -901,7 +901,7 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 			l.forgetOthers(l.parts[idx], proc)
 		}
 	}
-	shared := l.allocateParts(proc, touched)
+	shared := l.allocateParts(proc, touched, t)
 	// The others are refreshed where refresh would change something:
 	// where the share moved, or where a lag line was set since the last
 	// such walk (recheck); every other one is as its last refresh left it.

@@ -186,22 +186,23 @@ func (l *ledger) allocateAt(proc int, t time.Duration) []shareChange {
 	return changes
 }
 
-// allocateParts is allocate after a change to proc's claims on idxs
-// alone (ascending): from the memo, when it still holds, with the
-// demands of idxs worked out again; otherwise in full. It returns the
-// shares that changed (in no particular order), until the next sharing.
-func (l *ledger) allocateParts(proc int, idxs []int) []shareChange {
+// allocateParts is allocateAt after a change to proc's claims on idxs
+// alone (ascending; none for reshare, whose demands catchUp moved in the
+// memo, see redemand): from the memo, when it still holds, with the
+// demands of idxs worked out again; otherwise in full.
+func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareChange {
 	pr := l.procs[proc]
 	m := &pr.memo
-	t := l.now()
 	if l.walkAll || !m.valid || !pr.running() || m.rate != pr.rate || (m.timed && t != m.at) {
 		return l.allocateAt(proc, t)
 	}
-	changed := func(e memoDemand) bool {
-		_, found := slices.BinarySearch(idxs, e.idx)
-		return found
+	if len(idxs) > 0 {
+		changed := func(e memoDemand) bool {
+			_, found := slices.BinarySearch(idxs, e.idx)
+			return found
+		}
+		m.finite, m.lagging = slices.DeleteFunc(m.finite, changed), slices.DeleteFunc(m.lagging, changed)
 	}
-	m.finite, m.lagging = slices.DeleteFunc(m.finite, changed), slices.DeleteFunc(m.lagging, changed)
 	for _, idx := range idxs {
 		p := l.parts[idx]
 		i := ownerIndex(p, proc)
@@ -215,19 +216,6 @@ func (l *ledger) allocateParts(proc int, idxs []int) []shareChange {
 		}
 		need, timed := l.demandOf(p, i, t)
 		l.remember(m, memoDemand{idx, need, o.alloc}, timed, t)
-	}
-	m.at = t
-	l.shareChanges = l.share(proc, l.shareChanges[:0])
-	return l.shareChanges
-}
-
-// shareAgain is allocateAt for reshare: from the memo, which catchUp
-// brought up to date (redemand), when it holds.
-func (l *ledger) shareAgain(proc int, t time.Duration) []shareChange {
-	pr := l.procs[proc]
-	m := &pr.memo
-	if l.walkAll || !m.valid || m.rate != pr.rate || (m.timed && t != m.at) {
-		return l.allocateAt(proc, t)
 	}
 	m.at = t
 	changes := l.share(proc, l.shareChanges[:0])
@@ -340,7 +328,7 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	}
 	// Only partitions whose share changes end their stretch at t, each
 	// booked under the share it had until then.
-	for _, c := range l.shareAgain(proc, t) {
+	for _, c := range l.allocateParts(proc, nil, t) {
 		p := l.parts[c.idx]
 		now := c.o.alloc
 		c.o.alloc = c.was
