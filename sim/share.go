@@ -37,13 +37,14 @@ type shareChange struct {
 // a change to some of its claims (touchParts) works out the demands of
 // those alone and shares again from the memo, without reading its other
 // partitions. A demand changes only when its partition's lag line
-// leaves or reaches zero, when the process stops driving the lag, or
-// when the claim, the process or the rates change, and each of those
-// drops the memo (forget), except the last two, which share in full
-// anyway. Only a line rising from zero at this very instant, or a
-// zombie claim working through what its own position is behind, asks
-// more of time: a memo holding one (timed) serves only the instant it
-// was made.
+// reaches zero (catchUp moves it in the memo: redemand) or rises from
+// it, when the process starts or stops driving the lag, or when the
+// claim, the process or the rates change: the claim's own change is
+// worked out again, a change to the process or the rates shares in
+// full, and the others drop the memo (forget). Only a line rising from
+// zero at this very instant, or a zombie claim working through what its
+// own position is behind, asks more of time: a memo holding one (timed)
+// serves only the instant it was made.
 type shareMemo struct {
 	valid, timed bool
 	at           time.Duration
