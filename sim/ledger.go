@@ -862,10 +862,22 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	pr := l.procs[proc]
 	before := slices.Clone(pr.owned)
 	all := idxs == nil || l.walkAll
+	// A change names its partitions in the ledger's order as a rule;
+	// those proc neither held nor holds are not its to view or refresh
+	// (Assign views the ones it adds itself).
+	if !all && !slices.IsSorted(idxs) {
+		idxs = slices.Sorted(slices.Values(idxs))
+	}
+	var held []int
 	if all {
 		l.advanceAll(before)
 	} else {
-		l.advanceAll(idxs)
+		for k, idx := range idxs {
+			if _, in := slices.BinarySearch(before, idx); in && (k == 0 || idx != idxs[k-1]) {
+				held = append(held, idx)
+			}
+		}
+		l.advanceAll(held)
 	}
 	change()
 	if !slices.Equal(before, pr.owned) {
@@ -891,9 +903,11 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		return
 	}
 	t := l.now()
-	// Only partitions proc held before or holds now are its to refresh.
-	var touched []int
-	for _, idx := range slices.Compact(slices.Sorted(slices.Values(idxs))) {
+	touched := make([]int, 0, len(held))
+	for k, idx := range idxs {
+		if k > 0 && idx == idxs[k-1] {
+			continue
+		}
 		_, held := slices.BinarySearch(before, idx)
 		_, holds := slices.BinarySearch(pr.owned, idx)
 		if held || holds {
