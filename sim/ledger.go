@@ -869,14 +869,20 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		idxs = slices.Sorted(slices.Values(idxs))
 	}
 	var held []int
-	if all {
-		l.advanceAll(before)
-	} else {
+	if !all {
 		for k, idx := range idxs {
 			if _, in := slices.BinarySearch(before, idx); in && (k == 0 || idx != idxs[k-1]) {
 				held = append(held, idx)
 			}
 		}
+		// A change that reaches all the member holds (an eager revoke,
+		// an assignment to a member holding nothing) leaves nothing to
+		// skip.
+		all = len(held) == len(before)
+	}
+	if all {
+		l.advanceAll(before)
+	} else {
 		l.advanceAll(held)
 	}
 	change()
