@@ -167,14 +167,7 @@ func (p *procLedger) running() bool { return p.alive && !p.paused && !p.stalled 
 
 // ownership is one process's claim on one partition.
 type ownership struct {
-	// The fields a share reads come first.
 	proc int
-	// revoking is set while a revoke callback runs: the owner has stopped
-	// processing the partition but still holds it.
-	revoking bool
-	// alloc is the records/s of the process's capacity this partition
-	// gets (see allocate).
-	alloc float64
 	// serial tells this claim from a later one of the same process on
 	// the same partition, so that a commit captured during one is not
 	// applied to the next.
@@ -191,6 +184,12 @@ type ownership struct {
 	// partition's anchor has moved past.
 	accepted int
 	atSend   []sendCount
+	// revoking is set while a revoke callback runs: the owner has stopped
+	// processing the partition but still holds it.
+	revoking bool
+	// alloc is the records/s of the process's capacity this partition
+	// gets (see allocate).
+	alloc float64
 	// behind is how many records the owner's own position is behind the
 	// end of the partition: what its fetches can still hand it (as of
 	// the partition's last view).
@@ -215,18 +214,13 @@ const (
 )
 
 type partLedger struct {
-	// The fields every advance and every share reads come first, so
-	// that they share the struct's first cache lines.
+	// The fields every advance reads come first, so that they share the
+	// struct's first cache lines.
+	// since is the anchor (see ledger) and viewT the last view.
+	since, viewT time.Duration
 	// lag model: lag at lagT, changing at slope records/s.
 	lag, slope float64
 	lagT       time.Duration
-	// rate is the production rate now: base times the topic's load factor.
-	rate float64
-	// owners in the order they took the partition; the last one that is
-	// processing drives the lag model.
-	owners []ownership
-	// since is the anchor (see ledger) and viewT the last view.
-	since, viewT time.Duration
 	// sinceLag is the lag at since, viewLag at viewT.
 	sinceLag, viewLag float64
 	// viewDriver is the process driving the lag since the anchor (-1:
@@ -237,9 +231,14 @@ type partLedger struct {
 	// driverProc is the process driving the lag now (-1: none), and
 	// lineProc the one whose backlog sum holds the lag line (-1: none).
 	driverProc, lineProc int
+	// rate is the production rate now: base times the topic's load factor.
+	rate float64
 	// base is the partition's own rate and curve its topic's load over
 	// time: base·curve.m(t) records were produced by t.
 	base float64
+	// owners in the order they took the partition; the last one that is
+	// processing drives the lag model.
+	owners []ownership
 	// zeroFrom, zeroTo and zeroRate are the open stretch of departures at
 	// zero latency (caught up), kept open while it goes on, so that a
 	// steady partition adds one latency piece, not one per change.
