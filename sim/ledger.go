@@ -96,6 +96,9 @@ type ledger struct {
 	// all its partitions (touchProc), not only those the change reaches
 	// (touchParts): the slow walk the tests hold the fast one to.
 	walkAll bool
+	// memoMin is how many partitions a member must own for catchUp to
+	// keep its share memo up to date (redemand) rather than drop it.
+	memoMin int
 	// shareChanges is allocateAt's scratch list, reused from one call
 	// to the next.
 	shareChanges []shareChange
@@ -283,8 +286,12 @@ type partLedger struct {
 	stuckOwners []string
 }
 
+// defaultMemoMin is ledger.memoMin: below a few dozen partitions a
+// member's whole list is as cheap to share again as its memo is to keep.
+const defaultMemoMin = 32
+
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
-	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter}
+	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin}
 }
 
 func (l *ledger) addProcess(name string, rate float64) int {

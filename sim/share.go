@@ -82,6 +82,12 @@ func (l *ledger) redemand(p *partLedger, t time.Duration) {
 		if !m.valid {
 			continue
 		}
+		if len(l.procs[o.proc].owned) < l.memoMin {
+			// Sharing a few partitions again from scratch costs less
+			// than keeping their memo up to date at every drain.
+			m.valid = false
+			continue
+		}
 		if m.timed && m.at != t {
 			m.valid = false
 			continue
