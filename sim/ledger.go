@@ -32,6 +32,10 @@ type ledger struct {
 	windowStart time.Duration
 	procs       []*procLedger
 	parts       []*partLedger
+	// tps are the partitions by ledger index, apart from the rest of
+	// their state, so that listing a member's partitions (for a commit)
+	// reads them in one run.
+	tps []kafka.TopicPartition
 	// topicIndex maps a topic to the ledger index of each of its partitions.
 	topicIndex map[string][]int
 
@@ -88,6 +92,16 @@ type ledger struct {
 	// duplicateReleases are the releases that left duplicates, in time
 	// order, for attributing them to rebalances.
 	duplicateReleases []duplicateRelease
+	// walkAll makes every change to a process's claims view and refresh
+	// all its partitions (touchProc), not only those the change reaches
+	// (touchParts): the slow walk the tests hold the fast one to.
+	walkAll bool
+	// memoMin is how many partitions a member must own for catchUp to
+	// keep its share memo up to date (redemand) rather than drop it.
+	memoMin int
+	// shareChanges is allocateAt's scratch list, reused from one call
+	// to the next.
+	shareChanges []shareChange
 }
 
 // duplicateRelease is one release of partitions without a commit.
@@ -129,6 +143,13 @@ type procLedger struct {
 	// partition.
 	sends    []commitSend
 	accepted commitSend
+	// memo is what its last sharing found (see shareMemo).
+	memo shareMemo
+	// recheck are partitions it owns whose lag line was set since a
+	// change to its claims last looked (see touchParts), with repeats;
+	// recheckAll stands for all it owns.
+	recheck    []int
+	recheckAll bool
 }
 
 // commitSend is a commit request a process built at at: it covers the
@@ -242,8 +263,7 @@ type partLedger struct {
 	duplicates                                       float64
 
 	curve     *loadCurve
-	idx       int // in ledger.parts
-	tp        kafka.TopicPartition
+	idx       int // in ledger.parts and ledger.tps
 	name      string
 	lastOwner int // process of the last completed ownership, -1 if none
 	zeroVer   int
@@ -266,8 +286,12 @@ type partLedger struct {
 	stuckOwners []string
 }
 
+// defaultMemoMin is ledger.memoMin: below a few dozen partitions a
+// member's whole list is as cheap to share again as its memo is to keep.
+const defaultMemoMin = 32
+
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
-	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter}
+	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin}
 }
 
 func (l *ledger) addProcess(name string, rate float64) int {
@@ -283,9 +307,10 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *load
 		curve = newLoadCurve(nil)
 	}
 	rate := base * curve.factorAt(t)
-	p := &partLedger{idx: len(l.parts), tp: tp, name: tp.String(), rate: rate, base: base, curve: curve, since: t, viewT: t, lagT: t, viewDriver: -1, driverProc: -1, lineProc: -1, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
+	p := &partLedger{idx: len(l.parts), name: tp.String(), rate: rate, base: base, curve: curve, since: t, viewT: t, lagT: t, viewDriver: -1, driverProc: -1, lineProc: -1, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
 	l.parts = append(l.parts, p)
+	l.tps = append(l.tps, tp)
 	p.inGap, p.gapStart = true, max(t, l.windowStart)
 	l.setSlope(p, rate, t)
 	l.refresh(len(l.parts) - 1)
@@ -738,6 +763,12 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	}
 	p.lag, p.lagT, p.slope = cur, t, slope
 	p.zeroVer++
+	l.noteLine(p)
+	if cur == 0 && slope > 0 && p.driverProc >= 0 {
+		// Its processing owners' demands grow unbounded from the next
+		// instant. (With no driver, none of its owners processes it.)
+		l.forget(p)
+	}
 	if cur == 0 && slope <= 0 {
 		return
 	}
@@ -826,10 +857,40 @@ func (l *ledger) indexes(tps []kafka.TopicPartition) []int {
 
 // touchProc advances every partition proc owns, runs change, and refreshes
 // them: a change to a process can change the share of all its partitions.
-func (l *ledger) touchProc(proc int, change func()) {
+func (l *ledger) touchProc(proc int, change func()) { l.touchParts(proc, nil, change) }
+
+// touchParts is touchProc for a change to proc's claims on idxs alone
+// (taken, revoking, released; nil: a change to the process). The
+// process itself does not change, so its other partitions are refreshed
+// only where refresh would change something (stale), and viewed only
+// then (by settle).
+func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	pr := l.procs[proc]
 	before := slices.Clone(pr.owned)
-	l.advanceAll(before)
+	all := idxs == nil || l.walkAll
+	// A change names its partitions in the ledger's order as a rule;
+	// those proc neither held nor holds are not its to view or refresh
+	// (Assign views the ones it adds itself).
+	if !all && !slices.IsSorted(idxs) {
+		idxs = slices.Sorted(slices.Values(idxs))
+	}
+	var held []int
+	if !all {
+		for k, idx := range idxs {
+			if _, in := slices.BinarySearch(before, idx); in && (k == 0 || idx != idxs[k-1]) {
+				held = append(held, idx)
+			}
+		}
+		// A change that reaches all the member holds (an eager revoke,
+		// an assignment to a member holding nothing) leaves nothing to
+		// skip.
+		all = len(held) == len(before)
+	}
+	if all {
+		l.advanceAll(before)
+	} else {
+		l.advanceAll(held)
+	}
 	change()
 	if !slices.Equal(before, pr.owned) {
 		pr.ownedTPs, pr.ownedIdx = nil, nil
@@ -838,10 +899,99 @@ func (l *ledger) touchProc(proc int, change func()) {
 		// No claim is left for an unanswered commit to cover.
 		pr.sends = nil
 	}
-	l.recount(proc)
-	for _, idx := range mergeSorted(before, pr.owned) {
+	if all {
+		// The process's change can stop it driving the lag of any of
+		// its partitions, which changes what its co-owners ask for.
+		for _, idx := range mergeSorted(before, pr.owned) {
+			l.forgetOthers(l.parts[idx], proc)
+		}
+		l.recount(proc)
+		// The walk refreshes everything noted so far; what it sets is
+		// noted again.
+		pr.recheck, pr.recheckAll = pr.recheck[:0], false
+		for _, idx := range mergeSorted(before, pr.owned) {
+			l.refresh(idx)
+		}
+		return
+	}
+	t := l.now()
+	touched := make([]int, 0, len(held))
+	for k, idx := range idxs {
+		if k > 0 && idx == idxs[k-1] {
+			continue
+		}
+		_, held := slices.BinarySearch(before, idx)
+		_, holds := slices.BinarySearch(pr.owned, idx)
+		if held || holds {
+			touched = append(touched, idx)
+			l.forgetOthers(l.parts[idx], proc)
+		}
+	}
+	shared := l.allocateParts(proc, touched, t)
+	// The others are refreshed where refresh would change something:
+	// where the share moved, or where a lag line was set since the last
+	// such walk (recheck); every other one is as its last refresh left it.
+	var others []int
+	for _, c := range shared {
+		others = append(others, c.idx)
+	}
+	if pr.recheckAll {
+		others = append(others, pr.owned...)
+	} else {
+		others = append(others, pr.recheck...)
+	}
+	pr.recheck, pr.recheckAll = pr.recheck[:0], false
+	slices.Sort(others)
+	var refresh []int
+	for _, idx := range slices.Compact(others) {
+		if _, in := slices.BinarySearch(touched, idx); in {
+			continue
+		}
+		if p := l.parts[idx]; ownerIndex(p, proc) >= 0 && l.stale(p, proc, t) {
+			refresh = append(refresh, idx)
+		}
+	}
+	for _, idx := range mergeSorted(touched, refresh) {
 		l.refresh(idx)
 	}
+}
+
+// noteLine adds p to its owners' recheck lists when its lag line is set
+// (or pinned at zero) at t: refresh rebases a line set at this very
+// instant, and sets the slope a pinned line's driver's share makes.
+// A list grown past its process's partitions gives way to the whole
+// list.
+func (l *ledger) noteLine(p *partLedger) {
+	for _, o := range p.owners {
+		pr := l.procs[o.proc]
+		if pr.recheckAll {
+			continue
+		}
+		if len(pr.recheck) > 2*len(pr.owned)+16 {
+			pr.recheck, pr.recheckAll = pr.recheck[:0], true
+			continue
+		}
+		pr.recheck = append(pr.recheck, p.idx)
+	}
+}
+
+// stale reports whether refresh would change partition p, which proc
+// owns, at t, when only proc's share of it may have changed since every
+// partition was last refreshed or marked (which leaves each claim's
+// alloc0 at its alloc, its mode0 at its mode, and driverProc at the
+// process driving the lag): whether proc's share changed, or the lag
+// slope is not what the driver's share makes it (catchUp pins it at
+// zero when the lag runs out while the share stays), or the lag line was
+// set at t, which refresh rebases all the same.
+func (l *ledger) stale(p *partLedger, proc int, t time.Duration) bool {
+	if o := &p.owners[ownerIndex(p, proc)]; o.alloc != o.alloc0 || t == p.lagT {
+		return true
+	}
+	slope := p.rate
+	if p.driverProc >= 0 {
+		slope -= p.owners[ownerIndex(p, p.driverProc)].alloc
+	}
+	return slope != p.slope
 }
 
 // mergeSorted returns the union of the ascending lists a and b (each
@@ -869,19 +1019,9 @@ func mergeSorted(a, b []int) []int {
 	return append(out, b[j:]...)
 }
 
-func (l *ledger) recount(proc int) {
-	pr := l.procs[proc]
-	n := 0
-	if pr.running() {
-		for _, idx := range pr.owned {
-			if o := l.ownershipOf(idx, proc); o != nil && !o.revoking {
-				n++
-			}
-		}
-	}
-	pr.processingCount = n
-	l.allocate(proc)
-}
+// recount counts the partitions proc processes and shares its capacity
+// over them again.
+func (l *ledger) recount(proc int) { l.allocate(proc) }
 
 // ownershipOf returns proc's claim on partition idx, or nil.
 func (l *ledger) ownershipOf(idx, proc int) *ownership {
@@ -905,7 +1045,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 		return
 	}
 	l.advanceAll(idxs)
-	l.touchProc(proc, func() {
+	l.touchParts(proc, idxs, func() {
 		for _, idx := range idxs {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
@@ -926,7 +1066,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 // StartRevoke records that proc stopped processing tps to revoke them.
 func (l *ledger) StartRevoke(proc int, tps []kafka.TopicPartition) {
 	idxs := l.indexes(tps)
-	l.touchProc(proc, func() {
+	l.touchParts(proc, idxs, func() {
 		for _, idx := range idxs {
 			if o := l.ownershipOf(idx, proc); o != nil {
 				o.revoking = true
@@ -944,12 +1084,12 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 	committed = committed && pr.member > 0
 	idxs := l.indexes(tps)
 	dup := 0.0
-	l.touchProc(proc, func() {
+	l.touchParts(proc, idxs, func() {
 		// A process owns a partition exactly when it is among the
 		// partition's owners, so the owners tell what to release, and
 		// the process's list is filtered once at the end rather than
 		// cut once per partition.
-		released := false
+		var released []int
 		for _, idx := range idxs {
 			p := l.parts[idx]
 			i := slices.IndexFunc(p.owners, func(o ownership) bool { return o.proc == proc })
@@ -962,13 +1102,17 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 				dup += d
 			}
 			p.owners = slices.Delete(p.owners, i, i+1)
-			released = true
+			released = append(released, idx)
 			if revoked && l.now() >= l.windowStart {
 				l.revocations++
 			}
 		}
-		if released {
-			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool { return l.ownershipOf(idx, proc) == nil })
+		if len(released) > 0 {
+			slices.Sort(released)
+			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool {
+				_, gone := slices.BinarySearch(released, idx)
+				return gone
+			})
 		}
 	})
 	if dup > 0 {
@@ -1004,6 +1148,7 @@ func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration
 		p := l.parts[idx]
 		p.zombieSec += d
 		l.noteZombie(proc, l.now())
+		l.forget(p)
 	}
 }
 
@@ -1015,7 +1160,7 @@ func (l *ledger) ReleaseAll(proc int) {
 func (l *ledger) ownedBy(proc int) []kafka.TopicPartition {
 	var out []kafka.TopicPartition
 	for _, idx := range l.procs[proc].owned {
-		out = append(out, l.parts[idx].tp)
+		out = append(out, l.tps[idx])
 	}
 	return out
 }
@@ -1043,7 +1188,7 @@ func (l *ledger) Positions(proc int) Positions {
 		// not changed, when the list changes.
 		pr.ownedTPs, pr.ownedIdx = make([]kafka.TopicPartition, len(pr.owned)), slices.Clone(pr.owned)
 		for j, idx := range pr.owned {
-			pr.ownedTPs[j] = l.parts[idx].tp
+			pr.ownedTPs[j] = l.tps[idx]
 		}
 	}
 	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
@@ -1170,7 +1315,7 @@ func (l *ledger) SetMember(proc int, delta int) {
 // converged (those of topics some live member subscribes to).
 func (l *ledger) SetRequired(required func(topic string) bool) {
 	for idx, p := range l.parts {
-		r := required(p.tp.Topic)
+		r := required(l.tps[idx].Topic)
 		if r != p.required {
 			l.advance(idx)
 			p.required = r
@@ -1300,7 +1445,7 @@ func (l *ledger) latencyHist(a, b float64) *latencyHist {
 // and then numerically.
 func (l *ledger) history() []Segment {
 	parts := slices.Clone(l.parts)
-	slices.SortStableFunc(parts, func(a, b *partLedger) int { return a.tp.Compare(b.tp) })
+	slices.SortStableFunc(parts, func(a, b *partLedger) int { return l.tps[a.idx].Compare(l.tps[b.idx]) })
 	n := 0
 	for _, p := range parts {
 		n += len(p.segments)

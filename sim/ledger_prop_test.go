@@ -187,20 +187,71 @@ func TestLedgerViewsChangeNothing(t *testing.T) {
 				f.now = next
 				f.change()
 			}
-			l.finish()
-			var m Metrics
-			l.partitionMetrics(&m)
-			fp[viewed] = fmt.Sprintf("%+v\nzombies %v from %v\n", m, l.zombieMembers, l.firstZombie)
-			for _, p := range l.parts {
-				fp[viewed] += fmt.Sprintf("%s peak %v age %v\n", p.name, p.peakLag, p.maxAge)
-			}
-			for _, pr := range l.procs {
-				fp[viewed] += fmt.Sprintf("%s processed %v\n", pr.name, pr.processed)
-			}
-			l.pieces.all(func(q *latencyPiece) { fp[viewed] += fmt.Sprintf("%+v\n", *q) })
+			fp[viewed] = ledgerMeasures(l)
 		}
 		if fp[0] != fp[1] {
 			t.Fatalf("seed %d: viewing the ledger changed what it measured:\nunviewed %s\nviewed %s", seed, fp[0], fp[1])
+		}
+	}
+}
+
+// ledgerMeasures finishes l and prints everything it measured: the
+// metrics, each partition's peak lag and age, each process's processed
+// count, every latency piece, the zombie members and the findings.
+func ledgerMeasures(l *ledger) string {
+	l.finish()
+	var m Metrics
+	l.partitionMetrics(&m)
+	out := fmt.Sprintf("%+v\nzombies %v from %v\nfindings %+v\n", m, l.zombieMembers, l.firstZombie, l.findings)
+	for _, p := range l.parts {
+		out += fmt.Sprintf("%s peak %v age %v\n", p.name, p.peakLag, p.maxAge)
+	}
+	for _, pr := range l.procs {
+		out += fmt.Sprintf("%s processed %v\n", pr.name, pr.processed)
+	}
+	l.pieces.all(func(q *latencyPiece) { out += fmt.Sprintf("%+v\n", *q) })
+	return out
+}
+
+// TestLedgerTouchPartsMatchesWalk drives two ledgers through the same
+// random changes, one refreshing only the partitions a change to some of
+// a process's claims reaches (touchParts), the other every partition the
+// process owns (walkAll, as touchProc): after every step each claim's
+// share, counts and mode and each partition's lag line must be the same
+// floating-point numbers, and so must everything measured at the end.
+func TestLedgerTouchPartsMatchesWalk(t *testing.T) {
+	for seed := range uint64(60) {
+		var fs [2]*ledgerFuzz
+		for walk := range 2 {
+			fs[walk] = newLedgerFuzz(rand.New(rand.NewPCG(seed, 17)))
+			fs[walk].l.walkAll = walk == 1
+			// The fuzz ledgers are small: keep their memos at every drain.
+			fs[walk].l.memoMin = 0
+		}
+		for step := range 300 {
+			var state [2]string
+			for walk, f := range fs {
+				if f.rng.IntN(3) > 0 {
+					f.now += time.Duration(f.rng.IntN(500)) * time.Millisecond
+				}
+				f.change()
+				for _, p := range f.l.parts {
+					state[walk] += fmt.Sprintf("%s lag %v+%v·(t-%v) since %v driver %d;", p.name, p.lag, p.slope, p.lagT, p.since, p.driverProc)
+					for _, o := range p.owners {
+						state[walk] += fmt.Sprintf(" %d alloc %v/%v mode %d at anchor %v %v", o.proc, o.alloc, o.alloc0, o.mode0, o.processed0, o.behind0)
+					}
+					state[walk] += "\n"
+				}
+				for q := range fuzzProcs {
+					state[walk] += fmt.Sprintf("backlog %d %v processing %d\n", q, f.l.Backlog(q), f.l.procs[q].processingCount)
+				}
+			}
+			if state[0] != state[1] {
+				t.Fatalf("seed %d step %d: refreshing what a change reaches left the ledger\n%s\nrefreshing all it owns\n%s", seed, step, state[0], state[1])
+			}
+		}
+		if a, b := ledgerMeasures(fs[0].l), ledgerMeasures(fs[1].l); a != b {
+			t.Fatalf("seed %d: refreshing what a change reaches measured\n%s\nrefreshing all it owns\n%s", seed, a, b)
 		}
 	}
 }

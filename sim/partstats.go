@@ -227,7 +227,7 @@ func (l *ledger) partitionReport() (worst []PartitionMetrics, hot []string) {
 	hot = []string{}
 	for _, p := range l.parts {
 		pm := PartitionMetrics{Partition: p.name, Rate: p.base, Moves: p.moves, PeakLagRecords: p.peakLag, MaxLagSeconds: p.maxAge,
-			Hot: p.base > 0 && p.base >= 2*median[p.tp.Topic]}
+			Hot: p.base > 0 && p.base >= 2*median[l.tps[p.idx].Topic]}
 		if pm.Hot {
 			hot = append(hot, p.name)
 		}

@@ -24,15 +24,141 @@ import (
 // allocate shares proc's capacity over the partitions it processes now.
 func (l *ledger) allocate(proc int) { l.allocateAt(proc, l.now()) }
 
-// allocateAt shares proc's capacity as the partitions' lags are at t.
-func (l *ledger) allocateAt(proc int, t time.Duration) {
-	pr := l.procs[proc]
-	type demand struct {
-		o    *ownership
-		need float64 // +Inf while the partition has lag
-		idx  int
+// shareChange is a partition whose share allocateAt changed, with the
+// share it had.
+type shareChange struct {
+	idx int
+	o   *ownership
+	was float64
+}
+
+// shareMemo is the demands of the partitions a running process
+// processes, as its last sharing found them, with the share each got:
+// a change to some of its claims (touchParts) works out the demands of
+// those alone and shares again from the memo, without reading its other
+// partitions. A demand changes only when its partition's lag line
+// reaches zero (catchUp moves it in the memo: redemand) or rises from
+// it, when the process starts or stops driving the lag, or when the
+// claim, the process or the rates change: the claim's own change is
+// worked out again, a change to the process or the rates shares in
+// full, and the others drop the memo (forget). Only a line rising from
+// zero at this very instant, or a zombie claim working through what its
+// own position is behind, asks more of time: a memo holding one (timed)
+// serves only the instant it was made.
+type shareMemo struct {
+	valid, timed bool
+	at           time.Duration
+	rate         float64
+	// finite are the demands of partitions without lag, by need and then
+	// partition; lagging those that take any amount, by partition.
+	finite, lagging []memoDemand
+}
+
+// memoDemand is one partition's demand and the share it got.
+type memoDemand struct {
+	idx         int
+	need, alloc float64
+}
+
+func byNeed(a, b memoDemand) int {
+	return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx))
+}
+
+func byIdx(a, b shareChange) int { return cmp.Compare(a.idx, b.idx) }
+
+// forget drops the share memos of p's owners.
+func (l *ledger) forget(p *partLedger) {
+	for _, o := range p.owners {
+		l.procs[o.proc].memo.valid = false
 	}
-	ds := make([]demand, 0, pr.processingCount)
+}
+
+// redemand works out again, in its owners' share memos, the demands of
+// p, whose lag ran out at t; the shares stay as they are until the
+// owners share again.
+func (l *ledger) redemand(p *partLedger, t time.Duration) {
+	for i, o := range p.owners {
+		m := &l.procs[o.proc].memo
+		if !m.valid {
+			continue
+		}
+		if len(l.procs[o.proc].owned) < l.memoMin {
+			// Sharing a few partitions again from scratch costs less
+			// than keeping their memo up to date at every drain.
+			m.valid = false
+			continue
+		}
+		if m.timed && m.at != t {
+			m.valid = false
+			continue
+		}
+		k := slices.IndexFunc(m.lagging, func(e memoDemand) bool { return e.idx == p.idx })
+		if k < 0 {
+			// Not processing it, or the memo does not know it lagged.
+			if slices.ContainsFunc(m.finite, func(e memoDemand) bool { return e.idx == p.idx }) {
+				m.valid = false
+			}
+			continue
+		}
+		e := m.lagging[k]
+		m.lagging = slices.Delete(m.lagging, k, k+1)
+		need, timed := l.demandOf(p, i, t)
+		l.remember(m, memoDemand{e.idx, need, e.alloc}, timed, t)
+	}
+}
+
+// remember adds a demand found at t to memo m, in its place.
+func (l *ledger) remember(m *shareMemo, e memoDemand, timed bool, t time.Duration) {
+	if timed {
+		m.timed, m.at = true, t
+	}
+	if math.IsInf(e.need, 1) {
+		j, _ := slices.BinarySearchFunc(m.lagging, e, func(a, b memoDemand) int { return cmp.Compare(a.idx, b.idx) })
+		m.lagging = slices.Insert(m.lagging, j, e)
+	} else {
+		j, _ := slices.BinarySearchFunc(m.finite, e, byNeed)
+		m.finite = slices.Insert(m.finite, j, e)
+	}
+}
+
+// forgetOthers drops the share memos of p's owners other than proc.
+func (l *ledger) forgetOthers(p *partLedger, proc int) {
+	for _, o := range p.owners {
+		if o.proc != proc {
+			l.procs[o.proc].memo.valid = false
+		}
+	}
+}
+
+// demandOf is what owner i of p, processing it, asks of its process's
+// capacity at t: a partition with lag takes any amount; so does one the
+// process holds as a zombie beside the owner that drives the lag, while
+// its own position is behind the end (ownership.behind); otherwise its
+// production rate. timed tells that the demand may change with time
+// alone (see shareMemo).
+func (l *ledger) demandOf(p *partLedger, i int, t time.Duration) (need float64, timed bool) {
+	if l.lagAt(p, t) > 0 {
+		return math.Inf(1), false
+	}
+	timed = p.slope > 0
+	if d := l.processingOwner(p, p.idx); d < 0 || p.owners[d].proc != p.owners[i].proc {
+		if _, behind := l.claimAt(p, i, t); behind > 0 {
+			return math.Inf(1), true
+		}
+		timed = true
+	}
+	return p.rate, timed
+}
+
+// allocateAt shares proc's capacity as the partitions' lags are at t,
+// counts the partitions it processes (processingCount), keeps the memo,
+// and returns the partitions whose share changed, ascending.
+func (l *ledger) allocateAt(proc int, t time.Duration) []shareChange {
+	pr := l.procs[proc]
+	running := pr.running()
+	m := &pr.memo
+	m.finite, m.lagging, m.timed = m.finite[:0], m.lagging[:0], false
+	changes := l.shareChanges[:0]
 	for _, idx := range pr.owned {
 		p := l.parts[idx]
 		i := ownerIndex(p, proc)
@@ -40,31 +166,98 @@ func (l *ledger) allocateAt(proc int, t time.Duration) {
 			continue
 		}
 		o := &p.owners[i]
-		if !pr.running() || o.revoking {
+		if !running || o.revoking {
+			if o.alloc != 0 {
+				changes = append(changes, shareChange{idx, o, o.alloc})
+			}
 			o.alloc = 0
 			continue
 		}
-		need := p.rate
-		// A partition with lag takes any amount; so does one this
-		// process holds as a zombie beside the owner that drives the
-		// lag, while its own position is behind the end (ownership.behind).
-		if l.lagAt(p, t) > 0 {
-			need = math.Inf(1)
-		} else if d := l.processingOwner(p, idx); d < 0 || p.owners[d].proc != proc {
-			if _, behind := l.claimAt(p, i, t); behind > 0 {
-				need = math.Inf(1)
-			}
+		need, timed := l.demandOf(p, i, t)
+		m.timed = m.timed || timed
+		if math.IsInf(need, 1) {
+			m.lagging = append(m.lagging, memoDemand{idx, need, o.alloc})
+		} else {
+			m.finite = append(m.finite, memoDemand{idx, need, o.alloc})
 		}
-		o.alloc = 0
-		ds = append(ds, demand{o, need, idx})
 	}
-	slices.SortFunc(ds, func(a, b demand) int { return cmp.Or(cmp.Compare(a.need, b.need), cmp.Compare(a.idx, b.idx)) })
+	if !slices.IsSortedFunc(m.finite, byNeed) {
+		slices.SortFunc(m.finite, byNeed)
+	}
+	m.valid, m.at, m.rate = running, t, pr.rate
+	changes = l.share(proc, changes)
+	if !slices.IsSortedFunc(changes, byIdx) {
+		slices.SortFunc(changes, byIdx)
+	}
+	l.shareChanges = changes
+	return changes
+}
+
+// allocateParts is allocateAt after a change to proc's claims on idxs
+// alone (ascending; none for reshare, whose demands catchUp moved in the
+// memo, see redemand): from the memo, when it still holds, with the
+// demands of idxs worked out again; otherwise in full.
+func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareChange {
+	pr := l.procs[proc]
+	m := &pr.memo
+	if l.walkAll || !m.valid || !pr.running() || m.rate != pr.rate || (m.timed && t != m.at) {
+		return l.allocateAt(proc, t)
+	}
+	if len(idxs) > 0 {
+		changed := func(e memoDemand) bool {
+			_, found := slices.BinarySearch(idxs, e.idx)
+			return found
+		}
+		m.finite, m.lagging = slices.DeleteFunc(m.finite, changed), slices.DeleteFunc(m.lagging, changed)
+	}
+	for _, idx := range idxs {
+		p := l.parts[idx]
+		i := ownerIndex(p, proc)
+		if i < 0 {
+			continue
+		}
+		o := &p.owners[i]
+		if o.revoking {
+			o.alloc = 0
+			continue
+		}
+		need, timed := l.demandOf(p, i, t)
+		l.remember(m, memoDemand{idx, need, o.alloc}, timed, t)
+	}
+	m.at = t
+	changes := l.share(proc, l.shareChanges[:0])
+	slices.SortFunc(changes, byIdx)
+	l.shareChanges = changes
+	return changes
+}
+
+// share hands out proc's capacity over the memo's demands, max-min
+// fair: in the order of the demands, then of the partitions, each gets
+// what it needs or an equal part of what is left, whichever is less. It
+// sets the shares that changed and adds them to changes.
+func (l *ledger) share(proc int, changes []shareChange) []shareChange {
+	pr := l.procs[proc]
+	m := &pr.memo
+	n := len(m.finite) + len(m.lagging)
+	pr.processingCount = n
 	left := pr.rate
-	for i, d := range ds {
-		fair := left / float64(len(ds)-i)
-		d.o.alloc = min(d.need, fair)
-		left -= d.o.alloc
+	give := func(e *memoDemand, rest int) {
+		a := min(e.need, left/float64(rest))
+		left -= a
+		if a != e.alloc {
+			p := l.parts[e.idx]
+			o := &p.owners[ownerIndex(p, proc)]
+			changes = append(changes, shareChange{e.idx, o, e.alloc})
+			o.alloc, e.alloc = a, a
+		}
 	}
+	for i := range m.finite {
+		give(&m.finite[i], n-i)
+	}
+	for i := range m.lagging {
+		give(&m.lagging[i], len(m.lagging)-i)
+	}
+	return changes
 }
 
 // catchUp applies, in time order, every instant up to t at which a
@@ -109,6 +302,8 @@ func (l *ledger) catchUp(t time.Duration) {
 			p.lag, p.lagT, p.slope = 0, at, 0
 			p.zeroVer++
 			l.mark(p, l.processingOwner(p, p.idx))
+			l.redemand(p, at)
+			l.noteLine(p)
 			for _, o := range p.owners {
 				procs = append(procs, o.proc)
 			}
@@ -140,23 +335,14 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	}
 	// Only partitions whose share changes end their stretch at t, each
 	// booked under the share it had until then.
-	before := make([]float64, len(pr.owned))
-	for i, idx := range pr.owned {
-		if o := l.ownershipOf(idx, proc); o != nil {
-			before[i] = o.alloc
-		}
-	}
-	l.allocateAt(proc, t)
-	for i, idx := range pr.owned {
-		if o := l.ownershipOf(idx, proc); o != nil && o.alloc != before[i] {
-			p := l.parts[idx]
-			now := o.alloc
-			o.alloc = before[i]
-			l.settle(idx, t)
-			o.alloc = now
-			owner := l.processingOwner(p, idx)
-			l.refreshSlope(p, owner, t)
-			l.mark(p, owner)
-		}
+	for _, c := range l.allocateParts(proc, nil, t) {
+		p := l.parts[c.idx]
+		now := c.o.alloc
+		c.o.alloc = c.was
+		l.settle(c.idx, t)
+		c.o.alloc = now
+		owner := l.processingOwner(p, c.idx)
+		l.refreshSlope(p, owner, t)
+		l.mark(p, owner)
 	}
 }
