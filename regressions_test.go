@@ -328,3 +328,29 @@ events:
 		}
 	}
 }
+
+// TestLeaveBehindAHeldJoinGroupOutlivesItsProcess: four members restart
+// 2 s apart, each down for 1 s, so that a member closes while its
+// JoinGroup is held and its next process starts before that join
+// completes. The old process's LeaveGroup still waits on the old
+// connection and is read when the join completes: each process has a
+// connection of its own. Had the new process's connection replaced the
+// old one's, the LeaveGroup would be lost, the old member would stay in
+// the group unsynced until its session expired (45 s), and the group
+// would not settle; with it, the group is stable again within one
+// heartbeat interval and a rebalance of the last restart (about 6 s).
+func TestLeaveBehindAHeldJoinGroupOutlivesItsProcess(t *testing.T) {
+	const src = `name: quick-rolling-restart
+duration: 128s
+topics: [{name: events, partitions: 40, rate: 1}]
+network: {latency: 2ms}
+members: [{count: 4, id: "c{i}"}]
+events:
+  - {at: 60s, rolling_restart: {members: all, interval: 2s, down: 1s, graceful: true}}
+`
+	for _, r := range runYAML(t, src, rebalsim.Options{Protocols: []string{"cooperative"}}) {
+		if got := r.Metrics.ConvergenceSeconds; got > 10 {
+			t.Errorf("%s: convergence_seconds = %.3f, want under 10 (a LeaveGroup lost behind a held JoinGroup)", r.Protocol, got)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // send delivers msg after the network's latency, keeping each direction
 // of a connection in order, and drops it if either end is cut off.
 //
@@ -80,7 +82,7 @@ func (d *delivery) fire() {
 		w.traceMessage(traceRecord{Event: "recv", Msg: msg.Kind()}, from, to)
 	}
 	if toCoordinator {
-		if c := &p.conn; c.held && c.incarnation == incarnation {
+		if c := p.connOf(incarnation); c != nil && c.held {
 			// The broker has not read it yet: it waits behind the held
 			// request (HeldRequest).
 			c.waiting = append(c.waiting, waitingRequest{msg: msg, thread: thread})
@@ -116,13 +118,32 @@ func (d *delivery) fire() {
 	w.stepClient(p, thread, clientInput{kind: inputReceive, msg: msg})
 }
 
-// coordinatorConn is the coordinator's end of a member process's
-// connection: whether it holds a request of the process's incarnation,
-// and the requests that arrived behind it, in order.
+// coordinatorConn is the coordinator's end of one incarnation's
+// connection: whether it holds a request, and the requests that arrived
+// behind it, in order. Each incarnation (each process) has a connection
+// of its own, and an old one lives on while it holds something: a
+// closing process's LeaveGroup may still wait behind its held JoinGroup
+// when its successor has started.
 type coordinatorConn struct {
 	held        bool
 	incarnation int
 	waiting     []waitingRequest
+}
+
+// connOf returns the connection of p's incarnation that holds a request
+// or has requests waiting, nil if it has none.
+func (p *process) connOf(incarnation int) *coordinatorConn {
+	for i := range p.conns {
+		if p.conns[i].incarnation == incarnation {
+			return &p.conns[i]
+		}
+	}
+	return nil
+}
+
+// dropIdleConns forgets connections that neither hold nor queue anything.
+func (p *process) dropIdleConns() {
+	p.conns = slices.DeleteFunc(p.conns, func(c coordinatorConn) bool { return !c.held && len(c.waiting) == 0 })
 }
 
 type waitingRequest struct {
@@ -143,12 +164,11 @@ func (w *world) coordinatorReads(p *process, incarnation int, thread Thread, msg
 	from := Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}
 	w.coord.Receive(w.coordEnv(), from, msg, out)
 	if _, mayBeHeld := msg.(HeldRequest); mayBeHeld && !answers(out, from) {
-		if p.conn.incarnation != incarnation {
-			// A later incarnation is a new connection: an older one's
-			// state goes with it.
-			p.conn = coordinatorConn{incarnation: incarnation}
+		if c := p.connOf(incarnation); c != nil {
+			c.held = true
+		} else {
+			p.conns = append(p.conns, coordinatorConn{held: true, incarnation: incarnation})
 		}
-		p.conn.held = true
 	}
 	w.applyCoordinator(out, p)
 	w.commitInHand = nil
@@ -175,12 +195,13 @@ func answers(out *Effects, to Endpoint) bool {
 // timeout, by which the coordinator has answered it, so that is not
 // modelled.)
 func (w *world) answered(p *process, incarnation int) {
-	c := &p.conn
-	if !c.held || c.incarnation != incarnation {
+	c := p.connOf(incarnation)
+	if c == nil || !c.held {
 		return
 	}
 	c.held = false
 	if len(c.waiting) == 0 {
+		p.dropIdleConns()
 		return
 	}
 	w.k.At(w.k.Now(), func() { w.readWaiting(p, incarnation) })
@@ -189,10 +210,14 @@ func (w *world) answered(p *process, incarnation int) {
 // readWaiting hands the coordinator the requests that waited behind a held
 // one, until one of them is held in turn.
 func (w *world) readWaiting(p *process, incarnation int) {
-	c := &p.conn
-	for !c.held && c.incarnation == incarnation && len(c.waiting) > 0 {
+	for {
+		c := p.connOf(incarnation)
+		if c == nil || c.held || len(c.waiting) == 0 {
+			break
+		}
 		r := c.waiting[0]
 		c.waiting = c.waiting[1:]
 		w.coordinatorReads(p, incarnation, r.thread, r.msg)
 	}
+	p.dropIdleConns()
 }

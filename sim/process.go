@@ -117,8 +117,9 @@ type process struct {
 	joinFailed bool
 	// pod is set while a rollout or an autoscaler manages the process.
 	pod *pod
-	// conn is the coordinator's end of the process's connection.
-	conn coordinatorConn
+	// conns are the coordinator's ends of the process's connections
+	// that hold a request or queue some, one per incarnation.
+	conns []coordinatorConn
 }
 
 func (p *process) appRunnable() bool {
