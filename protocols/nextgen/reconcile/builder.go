@@ -350,9 +350,6 @@ func cloneAssignment(a kafka.Assignment) kafka.Assignment {
 	return c
 }
 
-// unionTopics lists the topics of a and b, sorted, so that the builder never
-// walks a Go map (PartitionEpoch is the caller's function and may observe the
-// order of calls).
 // putNonEmpty sets a[t] to ps unless ps is empty.
 func putNonEmpty(a kafka.Assignment, t string, ps []int32) {
 	if len(ps) > 0 {
@@ -360,6 +357,9 @@ func putNonEmpty(a kafka.Assignment, t string, ps []int32) {
 	}
 }
 
+// unionTopics lists the topics of a and b, sorted, so that the builder never
+// walks a Go map (PartitionEpoch is the caller's function and may observe the
+// order of calls).
 func unionTopics(a, b kafka.Assignment) []string {
 	ts := make([]string, 0, len(a)+len(b))
 	for t := range a {
