@@ -100,11 +100,10 @@ func StartBroker(ctx context.Context, sup *Supervisor, j *Java, dir string, grou
 	if err := writeProps(path, props); err != nil {
 		return nil, err
 	}
-	id := make([]byte, 16)
-	if _, err := rand.Read(id); err != nil {
+	clusterID, err := newClusterID()
+	if err != nil {
 		return nil, err
 	}
-	clusterID := base64.RawURLEncoding.EncodeToString(id)
 	format := j.command("256m", "kafka.tools.StorageTool", "format", "-t", clusterID, "-c", path)
 	if out, err := format.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("formatting the broker's storage: %w\n%s", err, out)
@@ -195,4 +194,20 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// newClusterID draws a random Kafka UUID in its base64 form. An id that
+// starts with '-' is drawn again, as Kafka's own Uuid.randomUuid does:
+// the storage tool's argument parser would read "-t -abc..." as a
+// missing value followed by an unknown option, and formatting fails.
+func newClusterID() (string, error) {
+	id := make([]byte, 16)
+	for {
+		if _, err := rand.Read(id); err != nil {
+			return "", fmt.Errorf("drawing a cluster id: %w", err)
+		}
+		if s := base64.RawURLEncoding.EncodeToString(id); !strings.HasPrefix(s, "-") {
+			return s, nil
+		}
+	}
 }
