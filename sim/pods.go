@@ -101,7 +101,7 @@ func (w *world) addProcess(m MemberSpec) (*process, error) {
 	i := len(w.procs)
 	p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg,
 		latency: newSampler(w.sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
-		pollRng: w.streams.Stream("poll/" + m.ID), recordRng: w.streams.Stream("records/" + m.ID), ready: true, lane: "down"}
+		pollRng: w.streams.Stream("poll/" + m.ID), recordRng: w.streams.Stream("records/" + m.ID), ready: true, lane: "down", pollEventAt: -1}
 	p.fixedLatency, p.latencyFixed = p.latency.Fixed()
 	w.procs = append(w.procs, p)
 	w.byName[m.ID] = i

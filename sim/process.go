@@ -92,6 +92,11 @@ type process struct {
 	// bgCallback is set while the background thread runs a callback for a
 	// consumer without a rebalance listener.
 	bgCallback bool
+	// pollEventAt is the poll() at which the client last learned whether
+	// it handed the background thread a poll event (pollEvent), -1 if
+	// never; pollEventSent is what it learned.
+	pollEventAt   time.Duration
+	pollEventSent bool
 
 	autoCommit eventID
 	// autoCommitIdle is set while auto-commit ticks are stopped because
@@ -173,6 +178,7 @@ func (w *world) startProcess(p *process) {
 	p.startedAt, p.autoCommitIdle, p.autoCommitQueued, p.autoCommitted = w.k.Now(), false, false, 0
 	p.callbacks, p.appInbox, p.bgInbox, p.pollPending, p.commitWait, p.awaitingCommit = nil, nil, nil, false, nil, false
 	p.batchEnd, p.hasAnchor, p.freeAt, p.batchDueAt, p.bgCallback = 0, false, -1, -1, false
+	p.pollEventAt, p.pollEventSent = -1, false
 	w.ledger.procs[p.idx].rate = cfg.Rate()
 	p.records = nil
 	if cfg.RecordProcessingTime.Kind != "" {

@@ -268,6 +268,18 @@ type ClientEnv struct {
 	Now      time.Duration
 	LastPoll time.Duration
 	Metadata []kafka.Topic
+	// Release is the Kafka release the client runs ("4.0" … "4.3"; "" is
+	// DefaultKafkaVersion), for the behaviours that differ.
+	Release string
+	// PollEvent, at a Poll, says this poll() hands the background thread
+	// the application's poll event, in which the consumer protocol's
+	// membership manager may start a reconciliation that commits
+	// (ApplicationEventProcessor.process(AsyncPollEvent) calls
+	// maybeReconcile(true)). Before 4.2 every poll() sends one
+	// (PollEvent); from 4.2 one that finds the previous event done and
+	// records still buffered sends none (see world.pollEvent). It is
+	// true at every Poll of a classic client, which has no such event.
+	PollEvent bool
 }
 
 // Client is a member-side protocol model: one consumer incarnation.

@@ -123,7 +123,7 @@ func NewReplay(sc *Scenario, protocol string) (*Replay, error) {
 			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 		}
 		// A process that is down is ready (it owes the group nothing).
-		w.procs = append(w.procs, &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg, ready: true, lane: "down"})
+		w.procs = append(w.procs, &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg, ready: true, lane: "down", pollEventAt: -1})
 		w.byName[m.ID] = i
 		w.ledger.addProcess(m.ID, cfg.ProcessingRate)
 		if m.Start > 0 {

@@ -73,6 +73,7 @@ func (w *world) runClient(p *process, in clientInput) {
 		p.client.Timer(env, in.timer, out)
 	case inputPoll:
 		p.pollPending = false
+		env.PollEvent = w.pollEvent(p)
 		p.client.Poll(env, out)
 	default:
 		in.fn(p.client, env, out)
@@ -205,10 +206,74 @@ type pollDue struct {
 
 func (e *pollDue) fire() {
 	p, incarnation := e.p, e.incarnation
-	p.w.polls.put(e)
-	if p.incarnation == incarnation {
-		p.w.stepClient(p, AppThread, clientInput{kind: inputPoll})
+	w := p.w
+	w.polls.put(e)
+	if p.incarnation != incarnation {
+		return
 	}
+	if p.alive && p.pollEventAt == w.k.Now() {
+		// The client has had this poll() already, and asks for the next
+		// one: the poll() in progress returns its batch first.
+		w.pollLoop(p)
+		if p.appRunnable() {
+			w.returnBatch(p)
+		}
+	}
+	w.stepClient(p, AppThread, clientInput{kind: inputPoll})
+}
+
+// returnBatch has the poll() in progress return its batch now, if the
+// member has records to process: the application processes it before its
+// next poll().
+func (w *world) returnBatch(p *process) {
+	if batch := w.nextBatch(p); batch > 0 {
+		now := w.k.Now()
+		p.batchEnd, p.pollAnchor, p.hasAnchor, p.appBlocked = now+batch, now+batch, true, now
+	}
+}
+
+// pollEvent reports whether the poll() now hands the background thread
+// the application's poll event (ClientEnv.PollEvent).
+//
+// Before 4.2, and for a classic client, every poll() does. From 4.2
+// (AsyncKafkaConsumer.checkInflightPoll) poll() submits an AsyncPollEvent
+// only when none is in flight. At its first pass it drops the previous
+// one if that one is complete and the fetch buffer is empty
+// (maybeClearPreviousInflightPoll); a complete one kept because records
+// are still buffered is dropped at the end of the same call
+// (maybeClearCurrentInflightPoll). So a member working through a backlog
+// submits an event at every other poll(), and one with nothing buffered
+// at every poll(). The model takes an event as complete by the next
+// poll(): its work (the reconciliation check, fetch positions, fetch
+// requests) is one pass of the background thread, and a poll() that
+// returns records is a batch away. A member with records left after its
+// poll() has records buffered at the next: the fetcher asks again for
+// every partition it drained (sendPrefetches), and the broker answers at
+// once while there is a backlog (fetch.min.bytes=1).
+func (w *world) pollEvent(p *process) bool {
+	if p.cfg.GroupProtocol != GroupProtocolConsumer || !ReleaseAtLeast(w.sc.KafkaVersion, "4.2") {
+		return true
+	}
+	now := w.k.Now()
+	buffered := w.nextBatch(p) > 0
+	if p.pollEventAt == now {
+		// The same poll(): it submitted its event, if any, already.
+		return !buffered
+	}
+	var sent bool
+	switch {
+	case !buffered:
+		sent = true
+	case p.pollEventAt >= 0 && p.pollEventAt == p.appBlocked:
+		// The client saw the poll() that returned the batch just done.
+		sent = !p.pollEventSent
+	default:
+		// The client did not see the poll() before this one, so where
+		// the member is in the alternation is not known: even odds.
+		sent = p.pollRng.IntN(2) == 0
+	}
+	p.pollEventAt, p.pollEventSent = now, sent
+	return sent
 }
 
 // runCallbacks starts the next queued callback if its thread is free.
@@ -231,10 +296,7 @@ func (w *world) runCallbacks(p *process) {
 		if cb.NextPoll && p.appRunnable() {
 			// The poll() in progress returns its batch first.
 			p.callbacks[0].NextPoll = false
-			if batch := w.nextBatch(p); batch > 0 {
-				now := w.k.Now()
-				p.batchEnd, p.pollAnchor, p.hasAnchor, p.appBlocked = now+batch, now+batch, true, now
-			}
+			w.returnBatch(p)
 		}
 		if !p.appRunnable() {
 			w.armPoll(p)

@@ -300,7 +300,7 @@ func (w *world) clientEnv(p *process) ClientEnv {
 	if !p.appRunnable() {
 		last = p.appBlocked
 	}
-	return ClientEnv{Now: w.k.Now(), LastPoll: last, Metadata: w.metadata}
+	return ClientEnv{Now: w.k.Now(), LastPoll: last, Metadata: w.metadata, Release: w.sc.KafkaVersion}
 }
 
 func (w *world) coordEnv() CoordinatorEnv {

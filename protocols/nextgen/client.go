@@ -215,6 +215,9 @@ func (c *Client) Poll(env sim.ClientEnv, out *sim.Effects) {
 	if c.isPollTimerExpired {
 		c.maybeRejoinStaleMember(out)
 	}
+	if env.PollEvent {
+		c.maybeReconcile(env, true, out)
+	}
 	c.runBackground(env, out)
 }
 
@@ -261,9 +264,9 @@ func (c *Client) CallbackDone(env sim.ClientEnv, cb sim.Callback, out *sim.Effec
 // revealed as still unreconciled is picked up at once (the loop's next
 // iteration).
 func (c *Client) runBackground(env sim.ClientEnv, out *sim.Effects) {
-	c.maybeReconcile(env, out)
+	c.maybeReconcile(env, false, out)
 	c.pollHeartbeat(env, out)
-	c.maybeReconcile(env, out)
+	c.maybeReconcile(env, false, out)
 }
 
 // Close is close(): leave the group after releasing the partitions

@@ -47,6 +47,10 @@ type pendingCallback struct {
 type reconciliation struct {
 	resolved       localAssignment
 	revoked, added kafka.Assignment
+	// inPoll is set when the application's poll event started it: the
+	// callbacks it asks for reach the application thread after that
+	// poll() has handled its background events, so they run in a later one.
+	inPoll bool
 }
 
 // invoke asks the application thread to run a rebalance callback and
@@ -73,7 +77,8 @@ func (c *Client) invoke(env sim.ClientEnv, out *sim.Effects, kind sim.CallbackKi
 	// The assigned callback of a reconciliation that revoked first is
 	// enqueued when the revoke's completion reaches the background thread,
 	// so the application runs it in a later poll().
-	next := kind == sim.CallbackAssigned && then.reconciliation.revoked.Size() > 0
+	r := then.reconciliation
+	next := r.inPoll || kind == sim.CallbackAssigned && r.revoked.Size() > 0
 	out.Callbacks = append(out.Callbacks, sim.Callback{Kind: kind, Partitions: parts.Partitions(), Commit: kind == sim.CallbackRevoked, Token: c.nextToken, Thread: thread, NextPoll: next})
 	then.token = c.nextToken
 	c.pending = append(c.pending, then)
@@ -137,18 +142,30 @@ func (c *Client) processAssignmentReceived(assignment kafka.Assignment, out *sim
 
 func (c *Client) targetAssignmentReconciled() bool { return c.current.equal(c.target) }
 
-// maybeReconcile reconciles the target on the background thread: revoke
-// what is no longer assigned (committing first), then assign what is new,
-// each callback on the application thread, then acknowledge. A partition
-// not involved keeps being processed throughout. All topics resolve at
-// once: the model has no metadata lag for topic ids.
-func (c *Client) maybeReconcile(env sim.ClientEnv, out *sim.Effects) {
+// maybeReconcile reconciles the target: revoke what is no longer
+// assigned (committing first), then assign what is new, each callback on
+// the application thread, then acknowledge. A partition not involved
+// keeps being processed throughout. All topics resolve at once: the model
+// has no metadata lag for topic ids.
+//
+// canCommit says the application's poll event asks
+// (ApplicationEventProcessor.process(AsyncPollEvent) passes true); the
+// background thread's own pass passes false
+// (AbstractMembershipManager.poll). A reconciliation that may commit
+// waits for the poll event: with enable.auto.commit every one, since the
+// commit before revocation is the application's (4.0 to 4.3), and from
+// 4.3 also any that revokes. The client asks for the next poll() meanwhile.
+func (c *Client) maybeReconcile(env sim.ClientEnv, canCommit bool, out *sim.Effects) {
 	if c.state != Reconciling || c.targetAssignmentReconciled() || c.reconciliationInProgress {
 		return
 	}
-	r := reconciliation{resolved: localAssignment{epoch: c.target.epoch, partitions: c.target.partitions.Clone()}}
-	c.reconciliationInProgress, c.rejoinedWhileReconciliationInProgress = true, false
+	r := reconciliation{resolved: localAssignment{epoch: c.target.epoch, partitions: c.target.partitions.Clone()}, inPoll: canCommit}
 	r.revoked = c.owned.Minus(r.resolved.partitions)
+	if !canCommit && (c.cfg.EnableAutoCommit || sim.ReleaseAtLeast(env.Release, "4.3") && r.revoked.Size() > 0) {
+		out.WantPoll = true
+		return
+	}
+	c.reconciliationInProgress, c.rejoinedWhileReconciliationInProgress = true, false
 	r.added = r.resolved.partitions.Minus(c.owned)
 	c.invoke(env, out, sim.CallbackRevoked, r.revoked, pendingCallback{then: thenAssign, reconciliation: r})
 }

@@ -24,14 +24,18 @@ func fmtLocal(a localAssignment) string {
 func doClient(h *transcript.Clients, t *testing.T, d *datadriven.TestData, a transcript.Args) string {
 	switch d.Cmd {
 	case "new":
-		// new <name> [static | instance=<id>] [session=<dur>] [maxpoll=<dur>] [assignor=<name>] [listener]
+		// new <name> [static | instance=<id>] [session=<dur>] [maxpoll=<dur>] [assignor=<name>] [listener] [no-auto-commit]
 		// Example: new c1 static
 		// A consumer-protocol client (see transcript.Args.ConsumerConfig);
 		// assignor is its group.remote.assignor; listener registers a
-		// rebalance listener (rebalance_listener).
+		// rebalance listener (rebalance_listener); no-auto-commit turns
+		// enable.auto.commit off.
 		cfg := a.ConsumerConfig("consumer")
 		cfg.RemoteAssignor = a.Str("assignor", "")
 		cfg.RebalanceListener = a.Has("listener")
+		if a.Has("no-auto-commit") {
+			cfg.EnableAutoCommit = false
+		}
 		h.Add(cfg.ClientID, NewClient(sim.Endpoint{Process: cfg.ClientID, Incarnation: 1}, cfg))
 		return ""
 	case "recv":

@@ -134,10 +134,17 @@ func (h *Clients) shared(t testing.TB, d *datadriven.TestData) (string, bool) {
 		// The process starts and subscribes.
 		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Start(env, out) })
 	case "poll":
-		// poll <name>
+		// poll <name> [no-event]
 		// Example: poll c1
-		// One poll() of the application thread.
-		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Poll(env, out) })
+		// One poll() of the application thread. It hands the background
+		// thread the application's poll event, unless no-event says it
+		// is one that does not (from 4.2, a poll() that finds the last
+		// event done and records still buffered; see sim.ClientEnv).
+		event := !a.Has("no-event")
+		return on(func(c sim.Client, env sim.ClientEnv, out *sim.Effects) {
+			env.PollEvent = event
+			c.Poll(env, out)
+		})
 	case "close":
 		// close <name>
 		// Example: close c1
