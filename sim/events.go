@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,21 @@ func (d disturbance) out() Disturbance {
 
 func (w *world) disturb(d disturbance) {
 	w.disturbances = append(w.disturbances, d)
+}
+
+// lastUntilUp makes a start or restart of member that ends now last until
+// its delayed process is up (RunOptions.StartDelays): convergence is
+// judged from the instant the process could first join, so a group that
+// looks settled while the process is still starting is not taken as
+// converged.
+func (w *world) lastUntilUp(member string, up time.Duration) {
+	now := w.k.Now()
+	for i := range w.disturbances {
+		d := &w.disturbances[i]
+		if (d.kind == string(EventStart) || d.kind == string(EventRestart)) && d.end == now && slices.Contains(d.members, member) {
+			d.end = max(d.end, up)
+		}
+	}
 }
 
 func (w *world) proc(name string) *process { return w.procs[w.byName[name]] }

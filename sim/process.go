@@ -149,7 +149,9 @@ func (p *process) runnable(t Thread) bool {
 func (w *world) startDelayed(p *process) {
 	ds := w.opts.StartDelays[p.name]
 	if n := p.lives; !p.alive && n < len(ds) && ds[n] > 0 {
-		w.k.At(w.k.Now()+ds[n], func() { w.startProcess(p) })
+		up := w.k.Now() + ds[n]
+		w.lastUntilUp(p.name, up)
+		w.k.At(up, func() { w.startProcess(p) })
 		return
 	}
 	w.startProcess(p)

@@ -55,6 +55,16 @@ func TestStartDelaysMoveProcessStartsNotTheWindow(t *testing.T) {
 	if len(res.Disturbances) == 0 || res.Disturbances[0].Start != 10 {
 		t.Errorf("disturbances %+v, want the restart at 10s first", res.Disturbances)
 	}
+	// The restart lasts until c2's delayed process is up, 12.7s, and
+	// convergence is judged from then: the group of c1 alone is settled
+	// at 12s, but c2 has yet to join. Judged from 12s, the restart's
+	// convergence would be its 2s of down time exactly.
+	if len(res.Disturbances) == 0 || res.Disturbances[0].End != 12.7 {
+		t.Errorf("disturbances %+v, want the restart to end at 12.7s, when c2's process is up", res.Disturbances)
+	}
+	if len(res.Convergence) == 0 || res.Convergence[0].Seconds <= 2.7 {
+		t.Errorf("convergence %+v, want the restart's over 2.7s: c2 joins after its process is up at 12.7s", res.Convergence)
+	}
 }
 
 // TestStartDelaysRefuseBadDelays checks that a delay for a stranger or a
