@@ -55,6 +55,10 @@ type Coordinator struct {
 	nextID int
 	// lastState is the consumer group state last reported in a note.
 	lastState GroupState
+	// alwaysReconcile turns off maybeReconcile's shortcut for a stable
+	// member that holds its target, so that a test can check the
+	// shortcut against CurrentAssignmentBuilder itself.
+	alwaysReconcile bool
 }
 
 // NewCoordinator returns a coordinator holding an empty classic group, which

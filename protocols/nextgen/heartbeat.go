@@ -266,7 +266,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 	if m.isReconciledTo(g.targetEpoch) {
 		return None
 	}
-	if m.State == reconcile.Stable && len(m.PendingRevocation) == 0 && m.Assigned.Equal(g.targetOf(m)) {
+	if !c.alwaysReconcile && m.State == reconcile.Stable && len(m.PendingRevocation) == 0 && m.Assigned.Equal(g.targetOf(m)) {
 		// What Reconcile returns for a stable member whose target is what
 		// it holds (CurrentAssignmentBuilder.computeNextAssignment with
 		// nothing to revoke or give), which after an epoch bump is most
