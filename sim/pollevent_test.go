@@ -1,9 +1,8 @@
 package sim_test
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,23 +28,12 @@ func revokeDelay(t *testing.T, release string, seed uint64) time.Duration {
 		t.Fatal(err)
 	}
 	reconciling, revoked := -1.0, -1.0
-	lines := bufio.NewScanner(&trace)
-	lines.Buffer(nil, 1<<20)
-	for lines.Scan() {
-		var rec struct {
-			T      float64 `json:"t"`
-			Ev     string  `json:"ev"`
-			Member string  `json:"member"`
-			Detail string  `json:"detail"`
-		}
-		if err := json.Unmarshal(lines.Bytes(), &rec); err != nil {
-			t.Fatal(err)
-		}
+	for _, rec := range traceRecords(t, &trace) {
 		switch {
 		case rec.Member != "c1" || rec.T < 20:
-		case rec.Ev == "client_state" && rec.Detail == "RECONCILING" && reconciling < 0:
+		case rec.Event == "client_state" && rec.Detail == "RECONCILING" && reconciling < 0:
 			reconciling = rec.T
-		case rec.Ev == "callback_start" && len(rec.Detail) > 7 && rec.Detail[:7] == "revoked" && revoked < 0:
+		case rec.Event == "callback_start" && strings.HasPrefix(rec.Detail, "revoked") && revoked < 0:
 			revoked = rec.T
 		}
 	}

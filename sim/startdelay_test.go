@@ -1,9 +1,7 @@
 package sim_test
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -30,18 +28,8 @@ func TestStartDelaysMoveProcessStartsNotTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	var starts []string
-	sc2 := bufio.NewScanner(&trace)
-	sc2.Buffer(nil, 1<<20)
-	for sc2.Scan() {
-		var rec struct {
-			T      float64 `json:"t"`
-			Ev     string  `json:"ev"`
-			Member string  `json:"member"`
-		}
-		if err := json.Unmarshal(sc2.Bytes(), &rec); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Ev == "process_start" {
+	for _, rec := range traceRecords(t, &trace) {
+		if rec.Event == "process_start" {
 			starts = append(starts, rec.Member+"@"+time.Duration(rec.T*float64(time.Second)).Round(time.Millisecond).String())
 		}
 	}
