@@ -103,3 +103,15 @@ func BenchmarkCooperativeStickyHeterogeneous(b *testing.B) {
 func BenchmarkRange(b *testing.B) {
 	runAssignorBench(b, Range(), []benchSize{{1000, 10, 100}, {10000, 10, 100}}, false)
 }
+
+// BenchmarkCooperativeStickyOneTopic is the leader's assignment in
+// bench/rolling-restart-1000x100000.yaml: 1,000 members on one topic of
+// 100,000 partitions, one of them rejoining with nothing.
+func BenchmarkCooperativeStickyOneTopic(b *testing.B) {
+	a := CooperativeSticky()
+	in := benchGroup(a, benchSize{members: 1000, ratio: 100, topics: 1}, true, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Assign(in)
+	}
+}

@@ -36,34 +36,44 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner 
 	expectedAtMax := partitions % members
 	atMax := int32(0)
 
-	owner = noOwner(int(partitions))
+	// The builder works in prev's owner array, which already gives every
+	// validly owned partition to its owner: a member that keeps all it
+	// owned costs nothing, and one that keeps part of it releases the rest
+	// by marking each released partition -2-m, so that the deal below
+	// still sees who released it. Only members that may have to release
+	// something need their owned partitions listed.
+	owner = prev.owner
+	prev.listOwned(func(m int32) bool { return prev.count[m] > minQuota })
 	size := make([]int32, members)
 	var underMin, atMin []int32
 	var scratch []uint64
-	keep := func(m int32, owned []int32, quota int32) {
-		if int32(len(owned)) > quota {
-			owned, scratch = lowestPartitionNumbers(u, owned, quota, scratch)
+	keep := func(m int32, quota int32) {
+		if prev.count[m] > quota {
+			var kept []int32
+			kept, scratch = lowestPartitionNumbers(u, prev.owned(m), quota, scratch)
+			for _, gp := range prev.owned(m) {
+				owner[gp] = -2 - m
+			}
+			for _, gp := range kept {
+				owner[gp] = m
+			}
 		}
-		for _, gp := range owned {
-			owner[gp] = m
-		}
-		size[m] = int32(len(owned))
+		size[m] = min(prev.count[m], quota)
 	}
 	for _, m := range order {
-		owned := prev.owned(m)
-		switch n := int32(len(owned)); {
+		switch n := prev.count[m]; {
 		case n < minQuota:
-			keep(m, owned, n)
+			keep(m, n)
 			underMin = append(underMin, m)
 		case n >= maxQuota && atMax < expectedAtMax:
-			keep(m, owned, maxQuota)
+			keep(m, maxQuota)
 			atMax++
 			if atMax == expectedAtMax {
 				// No one else may go above minQuota now.
 				atMin = atMin[:0]
 			}
 		default:
-			keep(m, owned, minQuota)
+			keep(m, minQuota)
 			if atMax < expectedAtMax {
 				atMin = append(atMin, m)
 			}
@@ -79,7 +89,8 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner 
 	// of the slice (underMin[:kept]) and the next pass walks those.
 	next, kept := 0, 0
 	for gp := range partitions {
-		if owner[gp] >= 0 {
+		released := owner[gp]
+		if released >= 0 {
 			continue
 		}
 		var m int32
@@ -101,7 +112,9 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner 
 		}
 		owner[gp] = m
 		size[m]++
-		if p := prev.owner[gp]; (p >= 0 && p != m) || prev.contested[gp] {
+		// A partition is unassigned here because its owner released it
+		// (-2-owner), because it was contested, or because nobody owned it.
+		if (released < -1 && -2-released != m) || prev.isContested(gp) {
 			moves = append(moves, transfer{partition: gp, member: m})
 		}
 		switch {

@@ -1,7 +1,7 @@
 package assignor
 
 import (
-	"math"
+	"slices"
 
 	"github.com/rebalsim/rebalsim/kafka"
 )
@@ -80,10 +80,14 @@ type ownership struct {
 	owner []int32
 	// contested marks partitions claimed by two or more members of the
 	// highest claiming generation: nobody keeps them, and whoever gets them
-	// counts as taking them over from their owners.
+	// counts as taking them over from their owners. It is nil when no
+	// partition is contested, as in a group that behaves.
 	contested []bool
+	// count is how many partitions each member validly owns.
+	count []int32
 	// start and list hold each member's validly owned partitions, ascending:
-	// member m's are list[start[m]:start[m+1]].
+	// member m's are list[start[m]:start[m+1]]. They are built on the first
+	// call of owned, as the constrained path mostly does without them.
 	start []int32
 	list  []int32
 	// generation is each member's generation, -1 when it carries none.
@@ -91,7 +95,36 @@ type ownership struct {
 	maxGeneration int32
 }
 
-func (o *ownership) owned(m int32) []int32 { return o.list[o.start[m]:o.start[m+1]] }
+// isContested reports whether partition gp is contested.
+func (o *ownership) isContested(gp int32) bool { return o.contested != nil && o.contested[gp] }
+
+// owned lists member m's validly owned partitions, ascending.
+func (o *ownership) owned(m int32) []int32 {
+	if o.start == nil {
+		o.listOwned(func(int32) bool { return true })
+	}
+	return o.list[o.start[m]:o.start[m+1]]
+}
+
+// listOwned fills start and list for the members that want says, in one
+// walk of the owner array; the others' lists are left empty.
+func (o *ownership) listOwned(want func(m int32) bool) {
+	o.start = make([]int32, len(o.count)+1)
+	for m, n := range o.count {
+		o.start[m+1] = o.start[m]
+		if want(int32(m)) {
+			o.start[m+1] += n
+		}
+	}
+	o.list = make([]int32, o.start[len(o.count)])
+	next := slices.Clone(o.start[:len(o.count)])
+	for gp, m := range o.owner {
+		if m >= 0 && next[m] < o.start[m+1] {
+			o.list[next[m]] = int32(gp)
+			next[m]++
+		}
+	}
+}
 
 // resolveOwnership decides who validly owned each partition. Kafka's rules:
 // a partition claimed by one member stays its own; between claimants of
@@ -106,18 +139,17 @@ func (o *ownership) owned(m int32) []int32 { return o.list[o.start[m]:o.start[m+
 // the partition contested in the constrained path). rebalsim takes the
 // order-independent reading: the highest generation wins if exactly one
 // member claims it there, and the partition is contested otherwise.
+//
+// While the claims are read, a contested partition's owner holds -2-m for
+// one of its claimants m, so that the generation it was contested in is
+// that member's: the claims need no array of their own beside the owners.
 func resolveOwnership(u *universe) *ownership {
 	n := u.partitions()
 	o := &ownership{
 		owner:         noOwner(n),
-		contested:     make([]bool, n),
-		start:         make([]int32, len(u.members)+1),
+		count:         make([]int32, len(u.members)),
 		generation:    make([]int32, len(u.members)),
 		maxGeneration: -1,
-	}
-	claimGen := make([]int32, n)
-	for i := range claimGen {
-		claimGen[i] = math.MinInt32
 	}
 	for m := range u.members {
 		g := int32(-1)
@@ -126,31 +158,57 @@ func resolveOwnership(u *universe) *ownership {
 		}
 		o.generation[m] = g
 		o.maxGeneration = max(o.maxGeneration, g)
-		m32 := int32(m)
-		u.forEachOwned(m, func(gp int32) {
-			switch {
-			case g > claimGen[gp]:
-				claimGen[gp], o.owner[gp], o.contested[gp] = g, m32, false
-			case g == claimGen[gp] && o.owner[gp] != m32:
-				o.owner[gp], o.contested[gp] = -1, true
-			}
-		})
 	}
-	for _, m := range o.owner {
-		if m >= 0 {
-			o.start[m+1]++
+	contests := false
+	for m := range u.members {
+		g, m32 := o.generation[m], int32(m)
+		// forEachOwned, written out: this loop visits every owned
+		// partition of the group on every rebalance.
+		for name, ps := range u.members[m].Owned {
+			t := u.topicIndex(name)
+			if t < 0 {
+				continue
+			}
+			first, count := u.offset[t], u.count(t)
+			for _, p := range ps {
+				if p < 0 || p >= count {
+					continue
+				}
+				gp := first + p
+				cur := o.owner[gp]
+				if cur == -1 {
+					o.owner[gp] = m32
+					o.count[m]++
+					continue
+				}
+				if cur == m32 {
+					continue
+				}
+				claimant := cur
+				if cur < -1 {
+					claimant = -2 - cur
+				}
+				switch claimGen := o.generation[claimant]; {
+				case g > claimGen:
+					if cur >= 0 {
+						o.count[cur]--
+					}
+					o.owner[gp] = m32
+					o.count[m]++
+				case g == claimGen && cur >= 0:
+					o.count[cur]--
+					o.owner[gp] = -2 - cur
+					contests = true
+				}
+			}
 		}
 	}
-	for m := range u.members {
-		o.start[m+1] += o.start[m]
-	}
-	o.list = make([]int32, o.start[len(u.members)])
-	next := make([]int32, len(u.members))
-	copy(next, o.start)
-	for gp, m := range o.owner {
-		if m >= 0 {
-			o.list[next[m]] = int32(gp)
-			next[m]++
+	if contests {
+		o.contested = make([]bool, n)
+		for gp, m := range o.owner {
+			if m < -1 {
+				o.owner[gp], o.contested[gp] = -1, true
+			}
 		}
 	}
 	return o
