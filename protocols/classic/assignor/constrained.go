@@ -26,10 +26,12 @@ import (
 //
 // A partition handed to anyone other than the member that released it, or
 // that several members claimed in the same generation, is reported as
-// transferring (partitionsTransferringOwnership). Every step is linear in
+// transferring (partitionsTransferringOwnership). The builder returns the
+// new owners, how many partitions each member gets and those transfers.
+// Every step is linear in
 // partitions and members except the sort of a member's owned partitions
 // when it must release some.
-func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner []int32, moves []transfer) {
+func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner, size []int32, moves []transfer) {
 	partitions, members := int32(u.partitions()), int32(len(u.members))
 	minQuota := partitions / members
 	maxQuota := (partitions + members - 1) / members
@@ -44,7 +46,7 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner 
 	// something need their owned partitions listed.
 	owner = prev.owner
 	prev.listOwned(func(m int32) bool { return prev.count[m] > minQuota })
-	size := make([]int32, members)
+	size = make([]int32, members)
 	var underMin, atMin []int32
 	var scratch []uint64
 	keep := func(m int32, quota int32) {
@@ -134,7 +136,7 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner 
 				u.members[m].MemberID, size[m], minQuota, maxQuota))
 		}
 	}
-	return owner, moves
+	return owner, size, moves
 }
 
 // lowestPartitionNumbers returns the quota partitions of owned that Kafka

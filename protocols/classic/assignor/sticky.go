@@ -54,13 +54,14 @@ func (a stickyAssignor) Assign(in Input) Result {
 	order := kafkaIterationOrder(in.Members)
 	rank := idRanks(in.Members)
 	if u.equalSubscriptions {
-		owner, moves := buildConstrained(u, prev, order, rank)
+		owner, size, moves := buildConstrained(u, prev, order, rank)
 		if a.cooperative {
 			for _, mv := range moves {
 				owner[mv.partition] = -1
+				size[mv.member]--
 			}
 		}
-		return Result{Assignment: u.result(owner), Transferring: u.transferring(moves)}
+		return Result{Assignment: u.resultSized(owner, size), Transferring: u.transferring(moves)}
 	}
 	// The general builder leaves partitionsTransferringOwnership null, and
 	// so does rebalsim; CooperativeStickyAssignor then works out the
@@ -117,6 +118,9 @@ func (o *ownership) listOwned(want func(m int32) bool) {
 		}
 	}
 	o.list = make([]int32, o.start[len(o.count)])
+	if len(o.list) == 0 {
+		return
+	}
 	next := slices.Clone(o.start[:len(o.count)])
 	for gp, m := range o.owner {
 		if m >= 0 && next[m] < o.start[m+1] {

@@ -174,42 +174,40 @@ func (u *universe) forEachOwned(m int, fn func(gp int32)) {
 // caller appending to one list cannot overwrite its neighbour; this keeps
 // the allocations at one per member however many partitions there are.
 func (u *universe) result(owner []int32) map[string]kafka.Assignment {
-	n := len(u.members)
-	start := make([]int32, n+1)
-	runTopic := make([]int32, n)
-	runs := make([]int32, n)
-	for m := range runTopic {
-		runTopic[m] = -1
-	}
-	// Count each member's partitions and topics, so that every list and
-	// map is allocated once at its final size.
-	for t := range u.names {
-		for _, m := range owner[u.offset[t]:u.offset[t+1]] {
-			if m < 0 {
-				continue
-			}
-			start[m+1]++
-			if runTopic[m] != int32(t) {
-				runTopic[m] = int32(t)
-				runs[m]++
-			}
+	sizes := make([]int32, len(u.members))
+	for _, m := range owner {
+		if m >= 0 {
+			sizes[m]++
 		}
 	}
-	for m := range n {
-		start[m+1] += start[m]
-		runTopic[m] = -1
+	return u.resultSized(owner, sizes)
+}
+
+// resultSized is result for a caller that knows how many partitions owner
+// gives each member, which saves a walk of the partitions.
+func (u *universe) resultSized(owner, sizes []int32) map[string]kafka.Assignment {
+	n := len(u.members)
+	start := make([]int32, n+1)
+	for m, size := range sizes {
+		start[m+1] = start[m] + size
 	}
 	parts := make([]int32, start[n])
 	next := slices.Clone(start[:n])
 	out := make(map[string]kafka.Assignment, n)
 	assignments := make([]kafka.Assignment, n)
 	for m := range n {
-		assignments[m] = make(kafka.Assignment, runs[m])
+		// A member's partitions lie in the topics it subscribes to, so
+		// that is as many entries as its map can need.
+		assignments[m] = make(kafka.Assignment, min(int(sizes[m]), len(u.subs[m])))
 		out[u.members[m].MemberID] = assignments[m]
 	}
 	// Partitions are visited in global order, so each member's segment of
 	// parts fills topic by topic; a run ends when the member's next
 	// partition belongs to another topic.
+	runTopic := make([]int32, n)
+	for m := range runTopic {
+		runTopic[m] = -1
+	}
 	runStart := make([]int32, n)
 	closeRun := func(m int32) {
 		if t := runTopic[m]; t >= 0 {
@@ -217,8 +215,8 @@ func (u *universe) result(owner []int32) map[string]kafka.Assignment {
 		}
 	}
 	for t := range u.names {
-		for gp := u.offset[t]; gp < u.offset[t+1]; gp++ {
-			m := owner[gp]
+		first := u.offset[t]
+		for gp, m := range owner[first:u.offset[t+1]] {
 			if m < 0 {
 				continue
 			}
@@ -227,7 +225,7 @@ func (u *universe) result(owner []int32) map[string]kafka.Assignment {
 				runTopic[m] = int32(t)
 				runStart[m] = next[m]
 			}
-			parts[next[m]] = gp - u.offset[t]
+			parts[next[m]] = int32(gp)
 			next[m]++
 		}
 	}
