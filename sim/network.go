@@ -172,7 +172,9 @@ func (w *world) coordinatorReads(p *process, incarnation int, thread Thread, msg
 		}
 	}
 	w.applyCoordinator(out, p)
-	w.commitInHand, w.commitRead = nil, OffsetCommit{}
+	if w.commitInHand != nil {
+		w.commitInHand, w.commitRead = nil, OffsetCommit{}
+	}
 	w.release(out)
 }
 

@@ -101,7 +101,8 @@ type Input struct {
 // Result is an assignor's answer.
 type Result struct {
 	// Assignment holds every member of the input by member id (empty if it
-	// gets nothing).
+	// gets nothing). A member whose assignment is exactly its Owned may be
+	// given that very map: assignments are values nobody changes in place.
 	Assignment map[string]kafka.Assignment
 	// Transferring is the sticky family's partitionsTransferringOwnership:
 	// partitions given to a member other than their valid previous owner.

@@ -27,11 +27,11 @@ import (
 // A partition handed to anyone other than the member that released it, or
 // that several members claimed in the same generation, is reported as
 // transferring (partitionsTransferringOwnership). The builder returns the
-// new owners, how many partitions each member gets and those transfers.
-// Every step is linear in
-// partitions and members except the sort of a member's owned partitions
-// when it must release some.
-func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner, size []int32, moves []transfer) {
+// new owners, how many partitions each member gets, which members it
+// touched (released or dealt partitions to) and those transfers. Every
+// step is linear in partitions and members except the sort of a member's
+// owned partitions when it must release some.
+func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner, size []int32, touched []bool, moves []transfer) {
 	partitions, members := int32(u.partitions()), int32(len(u.members))
 	minQuota := partitions / members
 	maxQuota := (partitions + members - 1) / members
@@ -46,7 +46,7 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner,
 	// something need their owned partitions listed.
 	owner = prev.owner
 	prev.listOwned(func(m int32) bool { return prev.count[m] > minQuota })
-	size = make([]int32, members)
+	size, touched = make([]int32, members), make([]bool, members)
 	var underMin, atMin []int32
 	var scratch []uint64
 	keep := func(m int32, quota int32) {
@@ -59,6 +59,7 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner,
 			for _, gp := range kept {
 				owner[gp] = m
 			}
+			touched[m] = true
 		}
 		size[m] = min(prev.count[m], quota)
 	}
@@ -114,6 +115,7 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner,
 		}
 		owner[gp] = m
 		size[m]++
+		touched[m] = true
 		// A partition is unassigned here because its owner released it
 		// (-2-owner), because it was contested, or because nobody owned it.
 		if (released < -1 && -2-released != m) || prev.isContested(gp) {
@@ -136,7 +138,7 @@ func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner,
 				u.members[m].MemberID, size[m], minQuota, maxQuota))
 		}
 	}
-	return owner, size, moves
+	return owner, size, touched, moves
 }
 
 // lowestPartitionNumbers returns the quota partitions of owned that Kafka

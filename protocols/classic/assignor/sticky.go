@@ -54,14 +54,20 @@ func (a stickyAssignor) Assign(in Input) Result {
 	order := kafkaIterationOrder(in.Members)
 	rank := idRanks(in.Members)
 	if u.equalSubscriptions {
-		owner, size, moves := buildConstrained(u, prev, order, rank)
+		owner, size, touched, moves := buildConstrained(u, prev, order, rank)
 		if a.cooperative {
 			for _, mv := range moves {
 				owner[mv.partition] = -1
 				size[mv.member]--
 			}
 		}
-		return Result{Assignment: u.resultSized(owner, size), Transferring: u.transferring(moves)}
+		// A member that released nothing and was dealt nothing gets what
+		// it owned; when its Owned says exactly that, it is handed back.
+		same := touched
+		for m := range same {
+			same[m] = !touched[m] && prev.exact[m]
+		}
+		return Result{Assignment: u.resultSized(owner, size, same), Transferring: u.transferring(moves)}
 	}
 	// The general builder leaves partitionsTransferringOwnership null, and
 	// so does rebalsim; CooperativeStickyAssignor then works out the
@@ -86,6 +92,11 @@ type ownership struct {
 	contested []bool
 	// count is how many partitions each member validly owns.
 	count []int32
+	// exact marks the members whose Owned is exactly their validly owned
+	// partitions in the form a Result gives them (no empty, unsorted,
+	// repeated or foreign entries, nothing lost to another claimant), so
+	// that a member left as it was can be handed its Owned back.
+	exact []bool
 	// start and list hold each member's validly owned partitions, ascending:
 	// member m's are list[start[m]:start[m+1]]. They are built on the first
 	// call of owned, as the constrained path mostly does without them.
@@ -152,9 +163,12 @@ func resolveOwnership(u *universe) *ownership {
 	o := &ownership{
 		owner:         noOwner(n),
 		count:         make([]int32, len(u.members)),
+		exact:         make([]bool, len(u.members)),
 		generation:    make([]int32, len(u.members)),
 		maxGeneration: -1,
 	}
+	// claims counts each member's entries in Owned, for exact.
+	claims := make([]int32, len(u.members))
 	for m := range u.members {
 		g := int32(-1)
 		if s := &u.members[m]; s.HasGeneration {
@@ -166,15 +180,21 @@ func resolveOwnership(u *universe) *ownership {
 	contests := false
 	for m := range u.members {
 		g, m32 := o.generation[m], int32(m)
+		canonical := u.members[m].Owned != nil
 		// forEachOwned, written out: this loop visits every owned
 		// partition of the group on every rebalance.
 		for name, ps := range u.members[m].Owned {
 			t := u.topicIndex(name)
-			if t < 0 {
+			if t < 0 || len(ps) == 0 {
+				canonical = false
 				continue
 			}
 			first, count := u.offset[t], u.count(t)
-			for _, p := range ps {
+			claims[m] += int32(len(ps))
+			for i, p := range ps {
+				if p < 0 || p >= count || (i > 0 && p <= ps[i-1]) {
+					canonical = false
+				}
 				if p < 0 || p >= count {
 					continue
 				}
@@ -206,6 +226,12 @@ func resolveOwnership(u *universe) *ownership {
 				}
 			}
 		}
+		o.exact[m] = canonical
+	}
+	for m, n := range claims {
+		// Every claim was a distinct valid partition; all of them are
+		// still m's if none went to another claimant.
+		o.exact[m] = o.exact[m] && o.count[m] == n
 	}
 	if contests {
 		o.contested = make([]bool, n)

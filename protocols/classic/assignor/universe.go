@@ -180,15 +180,22 @@ func (u *universe) result(owner []int32) map[string]kafka.Assignment {
 			sizes[m]++
 		}
 	}
-	return u.resultSized(owner, sizes)
+	return u.resultSized(owner, sizes, nil)
 }
 
 // resultSized is result for a caller that knows how many partitions owner
-// gives each member, which saves a walk of the partitions.
-func (u *universe) resultSized(owner, sizes []int32) map[string]kafka.Assignment {
+// gives each member, which saves a walk of the partitions, and which
+// members get exactly their Owned map (same, nil for none): those get
+// that map itself, as assignments are values nobody changes in place. In
+// a large group most members are left as they were by a rebalance, and
+// building their maps again was most of the assignor's allocation.
+func (u *universe) resultSized(owner, sizes []int32, same []bool) map[string]kafka.Assignment {
 	n := len(u.members)
 	start := make([]int32, n+1)
 	for m, size := range sizes {
+		if same != nil && same[m] {
+			size = 0
+		}
 		start[m+1] = start[m] + size
 	}
 	parts := make([]int32, start[n])
@@ -196,6 +203,10 @@ func (u *universe) resultSized(owner, sizes []int32) map[string]kafka.Assignment
 	out := make(map[string]kafka.Assignment, n)
 	assignments := make([]kafka.Assignment, n)
 	for m := range n {
+		if same != nil && same[m] {
+			out[u.members[m].MemberID] = u.members[m].Owned
+			continue
+		}
 		// A member's partitions lie in the topics it subscribes to, so
 		// that is as many entries as its map can need.
 		assignments[m] = make(kafka.Assignment, min(int(sizes[m]), len(u.subs[m])))
@@ -217,7 +228,7 @@ func (u *universe) resultSized(owner, sizes []int32) map[string]kafka.Assignment
 	for t := range u.names {
 		first := u.offset[t]
 		for gp, m := range owner[first:u.offset[t+1]] {
-			if m < 0 {
+			if m < 0 || assignments[m] == nil {
 				continue
 			}
 			if runTopic[m] != int32(t) {
@@ -230,7 +241,9 @@ func (u *universe) resultSized(owner, sizes []int32) map[string]kafka.Assignment
 		}
 	}
 	for m := range n {
-		closeRun(int32(m))
+		if assignments[m] != nil {
+			closeRun(int32(m))
+		}
 	}
 	return out
 }
