@@ -2,6 +2,7 @@ package assignor
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -385,6 +386,28 @@ func TestDeterministic(t *testing.T) {
 				if again := render(a.Assign(in).Assignment); again != first {
 					t.Fatalf("%s is not deterministic:\n%s\nvs\n%s", name, first, again)
 				}
+			}
+		}
+	}
+}
+
+// TestScratchChangesNothing runs every assignor on random groups of
+// changing sizes with one Scratch throughout, as a group leader does, and
+// without: the results must be the same, so the scratch's memory, grown
+// for a bigger group or left over from the last, never shows.
+func TestScratchChangesNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var scratch Scratch
+	for i := range 200 {
+		in := randomGroup(r, r.IntN(2) == 0, 12, 20)
+		for _, name := range Names() {
+			a, _ := ByName(name)
+			want := a.Assign(in)
+			with := in
+			with.Scratch = &scratch
+			got := a.Assign(with)
+			if render(got.Assignment) != render(want.Assignment) || !maps.Equal(got.Transferring, want.Transferring) {
+				t.Fatalf("case %d: %s with a scratch gave\n%s\nwithout\n%s", i, name, render(got.Assignment), render(want.Assignment))
 			}
 		}
 	}

@@ -161,7 +161,7 @@ func (o *ownership) listOwned(want func(m int32) bool) {
 func resolveOwnership(u *universe) *ownership {
 	n := u.partitions()
 	o := &ownership{
-		owner:         noOwner(n),
+		owner:         u.noOwner(),
 		count:         make([]int32, len(u.members)),
 		exact:         make([]bool, len(u.members)),
 		generation:    make([]int32, len(u.members)),

@@ -19,6 +19,7 @@ import (
 // built.
 type universe struct {
 	members []Subscription
+	scratch *Scratch // the caller's, or nil
 	names   []string // subscribed existing topics, sorted by name
 	index   map[string]int32
 	// offset[t] is the global index of partition 0 of topic t;
@@ -35,7 +36,7 @@ type universe struct {
 }
 
 func newUniverse(in Input) *universe {
-	u := &universe{members: in.Members}
+	u := &universe{members: in.Members, scratch: in.Scratch}
 	counts := make(map[string]int32, len(in.Topics))
 	for _, t := range in.Topics {
 		if _, dup := counts[t.Name]; !dup {
@@ -266,6 +267,33 @@ func (u *universe) transferring(moves []transfer) map[kafka.TopicPartition]strin
 type transfer struct {
 	partition int32
 	member    int32
+}
+
+// Scratch is working memory an assignor may reuse from one call to the
+// next, so that a caller that assigns again and again (a group leader, on
+// every rebalance) does not allocate a partition-sized array each time.
+// Results never point into it. The zero value is ready to use; a Scratch
+// serves one call at a time.
+type Scratch struct {
+	owner []int32
+}
+
+// noOwner returns an owner array for the universe's partitions, each -1:
+// the scratch's memory when the caller gave one, else a fresh array.
+func (u *universe) noOwner() []int32 {
+	s := u.scratch
+	if s == nil {
+		return noOwner(u.partitions())
+	}
+	n := u.partitions()
+	if cap(s.owner) < n {
+		s.owner = make([]int32, n)
+	}
+	owner := s.owner[:n]
+	for i := range owner {
+		owner[i] = -1
+	}
+	return owner
 }
 
 // noOwner fills a fresh owner array with -1.
