@@ -54,20 +54,20 @@ func (a stickyAssignor) Assign(in Input) Result {
 	order := kafkaIterationOrder(in.Members)
 	rank := idRanks(in.Members)
 	if u.equalSubscriptions {
-		owner, size, touched, moves := buildConstrained(u, prev, order, rank)
+		owner, d := buildConstrained(u, prev, order, rank)
 		if a.cooperative {
-			for _, mv := range moves {
+			for _, mv := range d.moves {
 				owner[mv.partition] = -1
-				size[mv.member]--
+				d.size[mv.member]--
 			}
 		}
 		// A member that released nothing and was dealt nothing gets what
 		// it owned; when its Owned says exactly that, it is handed back.
-		same := touched
+		same := d.touched
 		for m := range same {
-			same[m] = !touched[m] && prev.exact[m]
+			same[m] = !d.touched[m] && prev.exact[m]
 		}
-		return Result{Assignment: u.resultSized(owner, size, same), Transferring: u.transferring(moves)}
+		return Result{Assignment: u.resultSized(owner, d.size, same), Transferring: u.transferring(d.moves)}
 	}
 	// The general builder leaves partitionsTransferringOwnership null, and
 	// so does rebalsim; CooperativeStickyAssignor then works out the
