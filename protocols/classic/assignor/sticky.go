@@ -50,33 +50,42 @@ func (a stickyAssignor) Assign(in Input) Result {
 	if len(in.Members) == 0 {
 		return Result{Assignment: map[string]kafka.Assignment{}, Transferring: map[kafka.TopicPartition]string{}}
 	}
-	prev := resolveOwnership(u)
 	order := kafkaIterationOrder(in.Members)
 	rank := idRanks(in.Members)
 	if u.equalSubscriptions {
-		owner, d := buildConstrained(u, prev, order, rank)
-		if a.cooperative {
-			for _, mv := range d.moves {
-				owner[mv.partition] = -1
-				d.size[mv.member]--
-			}
+		if res, ok := a.assignDisjoint(u, order, rank); ok {
+			return res
 		}
-		// A member that released nothing and was dealt nothing gets what
-		// it owned; when its Owned says exactly that, it is handed back.
-		same := d.touched
-		for m := range same {
-			same[m] = !d.touched[m] && prev.exact[m]
-		}
-		return Result{Assignment: u.resultSized(owner, d.size, same), Transferring: u.transferring(d.moves)}
+		return a.assignConstrained(u, order, rank)
 	}
 	// The general builder leaves partitionsTransferringOwnership null, and
 	// so does rebalsim; CooperativeStickyAssignor then works out the
 	// transfers itself by comparing what members own with what they get.
-	owner := buildGeneral(u, prev, order, rank)
+	owner := buildGeneral(u, resolveOwnership(u), order, rank)
 	if a.cooperative {
 		withholdClaimed(u, owner)
 	}
 	return Result{Assignment: u.result(owner)}
+}
+
+// assignConstrained is the constrained path for any input: ownership
+// resolved into an owner array, buildConstrained, then the Result.
+func (a stickyAssignor) assignConstrained(u *universe, order, rank []int32) Result {
+	prev := resolveOwnership(u)
+	owner, d := buildConstrained(u, prev, order, rank)
+	if a.cooperative {
+		for _, mv := range d.moves {
+			owner[mv.partition] = -1
+			d.size[mv.member]--
+		}
+	}
+	// A member that released nothing and was dealt nothing gets what it
+	// owned; when its Owned says exactly that, it is handed back.
+	same := d.touched
+	for m := range same {
+		same[m] = !d.touched[m] && prev.exact[m]
+	}
+	return Result{Assignment: u.resultSized(owner, d.size, same), Transferring: u.transferring(d.moves)}
 }
 
 // ownership is the leader's view of the previous assignment after conflict
