@@ -138,7 +138,8 @@ func (a stickyAssignor) assignDisjoint(u *universe, order, rank []int32) (Result
 
 // result builds Result.Assignment: a member the deal did not touch gets its
 // Owned map back (assignments are values nobody changes in place), any
-// other the partitions it kept merged with those dealt to it.
+// other the partitions it kept merged with those dealt to it, in a list
+// of its own.
 func (o *disjoint) result(d *constrainedDeal, kept [][]int32, dealt []transfer) map[string]kafka.Assignment {
 	u, n := o.u, len(o.u.members)
 	// The dealt partitions by member, each member's ascending.
@@ -155,13 +156,6 @@ func (o *disjoint) result(d *constrainedDeal, kept [][]int32, dealt []transfer) 
 		byMember[next[x.member]] = x.partition
 		next[x.member]++
 	}
-	total := int32(0)
-	for m := range n {
-		if d.touched[m] || u.members[m].Owned == nil {
-			total += d.size[m]
-		}
-	}
-	parts := make([]int32, 0, total)
 	out := make(map[string]kafka.Assignment, n)
 	var buf []int32
 	for m := range n {
@@ -175,9 +169,12 @@ func (o *disjoint) result(d *constrainedDeal, kept [][]int32, dealt []transfer) 
 			buf = o.owned(int32(m), buf[:0])
 			mine = buf
 		}
-		from := len(parts)
-		parts = mergeSorted(parts, mine, byMember[start[m]:start[m+1]])
-		out[s.MemberID] = u.assignmentOf(parts[from:len(parts):len(parts)], len(u.subs[m]))
+		// Each member's list has memory of its own: the members left as
+		// they were keep their lists from earlier rebalances, and a list
+		// cut from an array shared with others would keep all of that
+		// array alive for as long.
+		list := mergeSorted(make([]int32, 0, d.size[m]), mine, byMember[start[m]:start[m+1]])
+		out[s.MemberID] = u.assignmentOf(list, len(u.subs[m]))
 	}
 	return out
 }

@@ -189,7 +189,8 @@ func (u *universe) result(owner []int32) map[string]kafka.Assignment {
 // members get exactly their Owned map (same, nil for none): those get
 // that map itself, as assignments are values nobody changes in place. In
 // a large group most members are left as they were by a rebalance, and
-// building their maps again was most of the assignor's allocation.
+// building their maps again was most of the assignor's allocation. With
+// same, the other members' lists are copied out of the shared array.
 func (u *universe) resultSized(owner, sizes []int32, same []bool) map[string]kafka.Assignment {
 	n := len(u.members)
 	start := make([]int32, n+1)
@@ -222,9 +223,18 @@ func (u *universe) resultSized(owner, sizes []int32, same []bool) map[string]kaf
 	}
 	runStart := make([]int32, n)
 	closeRun := func(m int32) {
-		if t := runTopic[m]; t >= 0 {
-			assignments[m][u.names[t]] = parts[runStart[m]:next[m]:next[m]]
+		t := runTopic[m]
+		if t < 0 {
+			return
 		}
+		run := parts[runStart[m]:next[m]:next[m]]
+		if same != nil {
+			// The members given their Owned back keep lists from
+			// earlier rebalances; a list cut from the array all the
+			// others share would keep that array alive for as long.
+			run = slices.Clone(run)
+		}
+		assignments[m][u.names[t]] = run
 	}
 	for t := range u.names {
 		first := u.offset[t]
