@@ -169,10 +169,11 @@ func (a Assignment) merge(b Assignment, both bool) Assignment {
 	var out Assignment
 	for t, ps := range a {
 		other := b[t]
-		if !both && slices.Equal(ps, other) {
+		if !both && (sameList(ps, other) || slices.Equal(ps, other)) {
 			// Nothing of this topic is left, as in most of a member's
 			// differences after a rebalance that left it as it was: one
-			// comparison of memory, not a walk.
+			// comparison of memory, not a walk, and none at all when the
+			// assignor handed the member its own list back.
 			continue
 		}
 		var kept []int32
@@ -193,6 +194,12 @@ func (a Assignment) merge(b Assignment, both bool) Assignment {
 		}
 	}
 	return out
+}
+
+// sameList reports whether a and b are one list: the same length over
+// the same memory.
+func sameList(a, b []int32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // Union returns the partitions in a or b.

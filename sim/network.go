@@ -159,7 +159,8 @@ func (w *world) coordinatorReads(p *process, incarnation int, thread Thread, msg
 	if oc, ok := msg.(OffsetCommit); ok {
 		// The coordinator answers an OffsetCommit in the step that
 		// receives it; the answer applies the request's positions.
-		w.commitInHand = &oc
+		w.commitRead = oc
+		w.commitInHand = &w.commitRead
 	}
 	from := Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}
 	w.coord.Receive(w.coordEnv(), from, msg, out)
@@ -171,7 +172,9 @@ func (w *world) coordinatorReads(p *process, incarnation int, thread Thread, msg
 		}
 	}
 	w.applyCoordinator(out, p)
-	w.commitInHand = nil
+	if w.commitInHand != nil {
+		w.commitInHand, w.commitRead = nil, OffsetCommit{}
+	}
 	w.release(out)
 }
 

@@ -36,12 +36,20 @@ type timer struct {
 // model's constant strings, so comparisons are cheap); the coordinator has
 // a few per member, so past a handful the set keeps an index too.
 //
-// The ids of the short list sit side by side in ids, so that the scan
-// reads one run of memory, not each timer it passes.
+// The short list's ids sit side by side with their timers in the set
+// itself, which lives in its process: the scan reads memory the step has
+// just touched, and the timer it finds is the first other memory it reads.
 type timerSet struct {
+	short [indexAbove]timerEntry
+	n     int // entries of short in use, until there is an index
+	// list is every timer, in the order they were made.
 	list  []*timer
-	ids   []TimerID
 	index map[TimerID]*timer
+}
+
+type timerEntry struct {
+	id TimerID
+	t  *timer
 }
 
 // indexAbove is the size past which a timerSet keeps an index.
@@ -51,15 +59,14 @@ func (s *timerSet) get(id TimerID) *timer {
 	if s.index != nil {
 		return s.index[id]
 	}
-	for i := range s.ids {
-		if s.ids[i] == id {
-			t := s.list[i]
+	for i := range s.short[:s.n] {
+		if s.short[i].id == id {
+			t := s.short[i].t
 			if i > 0 {
 				// Move the timer one step towards the front: the
 				// timers set most often (a heartbeat's) end up first,
-				// and a scan reads fewer timers on the way.
-				s.list[i-1], s.list[i] = t, s.list[i-1]
-				s.ids[i-1], s.ids[i] = s.ids[i], s.ids[i-1]
+				// and a scan reads fewer entries on the way.
+				s.short[i-1], s.short[i] = s.short[i], s.short[i-1]
 			}
 			return t
 		}
@@ -69,15 +76,18 @@ func (s *timerSet) get(id TimerID) *timer {
 
 func (s *timerSet) add(t *timer) {
 	s.list = append(s.list, t)
-	s.ids = append(s.ids, t.id)
 	switch {
 	case s.index != nil:
 		s.index[t.id] = t
-	case len(s.list) > indexAbove:
+	case s.n < indexAbove:
+		s.short[s.n] = timerEntry{id: t.id, t: t}
+		s.n++
+	default:
 		s.index = make(map[TimerID]*timer, 2*len(s.list))
 		for _, t := range s.list {
 			s.index[t.id] = t
 		}
+		s.short, s.n = [indexAbove]timerEntry{}, 0
 	}
 }
 

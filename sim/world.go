@@ -50,8 +50,10 @@ type world struct {
 	// coordinator rejected.
 	rejectedCommits int
 	// commitInHand is the OffsetCommit the coordinator is handling,
-	// while it does.
+	// while it does. It points at commitRead, so that reading a commit
+	// (every member's, every few seconds) allocates nothing.
 	commitInHand *OffsetCommit
+	commitRead   OffsetCommit
 
 	disturbances []disturbance
 	findings     []Finding
@@ -367,7 +369,12 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 				pos = w.commitInHand.positions
 			}
 			w.committed(p, s.To, pos, r)
-			r.sent = w.commitInHand
+			if len(r.Rejected) > 0 && w.commitInHand != nil {
+				// Only a rejection reaches the client's handler, after
+				// this step: it gets a copy of the request.
+				sent := *w.commitInHand
+				r.sent = &sent
+			}
 			s.Msg = r
 		}
 		w.answered(p, s.To.Incarnation)

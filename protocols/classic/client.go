@@ -139,6 +139,9 @@ type Client struct {
 	// assignedMetadata is the partition count of each subscribed topic the
 	// leader last assigned, to notice new partitions.
 	assignedMetadata map[string]int32
+	// assignScratch is the assignor's working memory, kept from one
+	// rebalance this client leads to the next.
+	assignScratch assignor.Scratch
 
 	backoffUntil time.Duration
 	backoff      time.Duration
@@ -446,7 +449,7 @@ func (c *Client) performAssignment(r JoinGroupResponse) (map[string]kafka.Assign
 	if chosen == nil {
 		return nil, fmt.Errorf("leader has no assignor %q", r.ProtocolName)
 	}
-	in := assignor.Input{Members: make([]assignor.Subscription, 0, len(r.Members))}
+	in := assignor.Input{Members: make([]assignor.Subscription, 0, len(r.Members)), Scratch: &c.assignScratch}
 	subscribed := map[string]bool{}
 	for _, m := range r.Members {
 		for _, t := range m.Metadata.Topics {

@@ -19,12 +19,17 @@ type Strategy struct{}
 // Protocol is COOPERATIVE.
 func (Strategy) Protocol() kafka.RebalanceProtocol { return kafka.Cooperative }
 
-// OnJoinPrepare revokes only partitions of topics no longer subscribed.
+// OnJoinPrepare revokes only partitions of topics no longer subscribed;
+// nil when there are none, as on almost every rebalance (every member
+// passes here each time).
 func (Strategy) OnJoinPrepare(owned kafka.Assignment, subscription []string) kafka.Assignment {
-	revoke := kafka.Assignment{}
-	for _, t := range owned.Topics() {
-		if !slices.Contains(subscription, t) {
-			revoke[t] = slices.Clone(owned[t])
+	var revoke kafka.Assignment
+	for t, ps := range owned {
+		if len(ps) > 0 && !slices.Contains(subscription, t) {
+			if revoke == nil {
+				revoke = kafka.Assignment{}
+			}
+			revoke[t] = slices.Clone(ps)
 		}
 	}
 	return revoke

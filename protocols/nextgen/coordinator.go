@@ -144,7 +144,7 @@ func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim
 		}
 		out.Send(from, classic.LeaveGroupResponse{Error: c.classicGroupLeaveToConsumerGroup(env, req, out)})
 	case sim.OffsetCommit:
-		c.onOffsetCommit(env, from, req, out)
+		c.onOffsetCommit(env, from, msg, req, out)
 	default:
 		panic(fmt.Sprintf("nextgen coordinator: unexpected message %T", msg))
 	}

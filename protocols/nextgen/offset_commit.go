@@ -132,9 +132,11 @@ func (g *consumerGroup) validateOffsetCommit(release string, req sim.OffsetCommi
 }
 
 // onOffsetCommit answers an OffsetCommit to the group, whichever its type.
-func (c *Coordinator) onOffsetCommit(env sim.CoordinatorEnv, from sim.Endpoint, req sim.OffsetCommit, out *sim.Effects) {
+// msg is req as it arrived, handed on to a classic group as it is rather
+// than boxed again: every member's auto-commit passes here.
+func (c *Coordinator) onOffsetCommit(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, req sim.OffsetCommit, out *sim.Effects) {
 	if c.consumer == nil {
-		c.classic.Receive(env, from, req, out)
+		c.classic.Receive(env, from, msg, out)
 		return
 	}
 	out.Send(from, c.consumer.validateOffsetCommit(env.Release, req))

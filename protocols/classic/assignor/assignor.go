@@ -96,12 +96,17 @@ type Input struct {
 	// metadata order. Subscribed topics missing here are ignored.
 	Topics  []kafka.Topic
 	Members []Subscription
+	// Scratch, when not nil, is working memory the built-in assignors
+	// reuse instead of allocating their own (see Scratch). It is the one
+	// part of the input an assignor writes to.
+	Scratch *Scratch
 }
 
 // Result is an assignor's answer.
 type Result struct {
 	// Assignment holds every member of the input by member id (empty if it
-	// gets nothing).
+	// gets nothing). A member whose assignment is exactly its Owned may be
+	// given that very map: assignments are values nobody changes in place.
 	Assignment map[string]kafka.Assignment
 	// Transferring is the sticky family's partitionsTransferringOwnership:
 	// partitions given to a member other than their valid previous owner.
@@ -115,6 +120,7 @@ type Assignor interface {
 	Name() string
 	// Protocols lists the rebalance protocols it supports.
 	Protocols() []kafka.RebalanceProtocol
-	// Assign computes the group's assignment. It must not modify in.
+	// Assign computes the group's assignment. It must not modify in,
+	// apart from the memory of in.Scratch.
 	Assign(in Input) Result
 }

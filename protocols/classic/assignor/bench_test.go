@@ -86,8 +86,14 @@ func BenchmarkCooperativeSticky(b *testing.B) {
 // BenchmarkCooperativeStickyMillionPartitions is 2,000 members subscribing
 // to 500 topics of 2,000 partitions each, one member joining.
 func BenchmarkCooperativeStickyMillionPartitions(b *testing.B) {
+	benchOneJoining(b, benchSize{members: 2000, ratio: 500, topics: 500})
+}
+
+// benchOneJoining times cooperative-sticky on a group of size s that one
+// member joins.
+func benchOneJoining(b *testing.B, s benchSize) {
 	a := CooperativeSticky()
-	in := benchGroup(a, benchSize{members: 2000, ratio: 500, topics: 500}, true, false)
+	in := benchGroup(a, s, true, false)
 	b.ReportAllocs()
 	for b.Loop() {
 		a.Assign(in)
@@ -102,4 +108,11 @@ func BenchmarkCooperativeStickyHeterogeneous(b *testing.B) {
 
 func BenchmarkRange(b *testing.B) {
 	runAssignorBench(b, Range(), []benchSize{{1000, 10, 100}, {10000, 10, 100}}, false)
+}
+
+// BenchmarkCooperativeStickyOneTopic is the leader's assignment in
+// bench/rolling-restart-1000x100000.yaml: 1,000 members on one topic of
+// 100,000 partitions, one of them rejoining with nothing.
+func BenchmarkCooperativeStickyOneTopic(b *testing.B) {
+	benchOneJoining(b, benchSize{members: 1000, ratio: 100, topics: 1})
 }

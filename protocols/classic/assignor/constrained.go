@@ -26,102 +26,176 @@ import (
 //
 // A partition handed to anyone other than the member that released it, or
 // that several members claimed in the same generation, is reported as
-// transferring (partitionsTransferringOwnership). Every step is linear in
-// partitions and members except the sort of a member's owned partitions
-// when it must release some.
-func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner []int32, moves []transfer) {
-	partitions, members := int32(u.partitions()), int32(len(u.members))
-	minQuota := partitions / members
-	maxQuota := (partitions + members - 1) / members
-	expectedAtMax := partitions % members
-	atMax := int32(0)
-
-	owner = noOwner(int(partitions))
-	size := make([]int32, members)
-	var underMin, atMin []int32
+// transferring (partitionsTransferringOwnership). The builder returns the
+// new owners, how many partitions each member gets, which members it
+// touched (released or dealt partitions to) and those transfers, in its
+// constrainedDeal. Every step is linear in partitions and members except the sort of a member's
+// owned partitions when it must release some.
+func buildConstrained(u *universe, prev *ownership, order, rank []int32) (owner []int32, d *constrainedDeal) {
+	d = newConstrainedDeal(u)
+	// The builder works in prev's owner array, which already gives every
+	// validly owned partition to its owner: a member that keeps all it
+	// owned costs nothing, and one that keeps part of it releases the rest
+	// by marking each released partition -2-m, so that the deal below
+	// still sees who released it. Only members that may have to release
+	// something need their owned partitions listed.
+	owner = prev.owner
+	prev.listOwned(func(m int32) bool { return prev.count[m] > d.minQuota })
 	var scratch []uint64
-	keep := func(m int32, owned []int32, quota int32) {
-		if int32(len(owned)) > quota {
-			owned, scratch = lowestPartitionNumbers(u, owned, quota, scratch)
-		}
-		for _, gp := range owned {
-			owner[gp] = m
-		}
-		size[m] = int32(len(owned))
-	}
 	for _, m := range order {
-		owned := prev.owned(m)
-		switch n := int32(len(owned)); {
-		case n < minQuota:
-			keep(m, owned, n)
-			underMin = append(underMin, m)
-		case n >= maxQuota && atMax < expectedAtMax:
-			keep(m, owned, maxQuota)
-			atMax++
-			if atMax == expectedAtMax {
-				// No one else may go above minQuota now.
-				atMin = atMin[:0]
+		if quota := d.keepQuota(m, prev.count[m]); prev.count[m] > quota {
+			var kept []int32
+			kept, scratch = lowestPartitionNumbers(u, prev.owned(m), quota, scratch)
+			for _, gp := range prev.owned(m) {
+				owner[gp] = -2 - m
 			}
-		default:
-			keep(m, owned, minQuota)
-			if atMax < expectedAtMax {
-				atMin = append(atMin, m)
+			for _, gp := range kept {
+				owner[gp] = m
 			}
 		}
 	}
-	byID := func(a, b int32) int { return int(rank[a] - rank[b]) }
-	slices.SortFunc(underMin, byID)
-	slices.SortFunc(atMin, byID)
-
-	// Deal the rest. Kafka walks the under-min list with an iterator that
-	// drops members as they reach minQuota and restarts when it runs out;
-	// here each pass copies the members still under minQuota to the front
-	// of the slice (underMin[:kept]) and the next pass walks those.
-	next, kept := 0, 0
-	for gp := range partitions {
-		if owner[gp] >= 0 {
+	d.startDeal(rank)
+	for gp := range d.partitions {
+		// A partition is unassigned here because its owner released it
+		// (-2-owner), because it was contested, or because nobody owned it.
+		released := owner[gp]
+		if released >= 0 {
 			continue
 		}
-		var m int32
-		fromUnderMin := true
-		switch {
-		case next < len(underMin):
-			m = underMin[next]
-			next++
-		case kept > 0:
-			underMin, next, kept = underMin[:kept], 1, 0
-			m = underMin[0]
-		case len(atMin) > 0:
-			underMin, next = underMin[:0], 0
-			m, atMin, fromUnderMin = atMin[0], atMin[1:], false
-		default:
-			panic(fmt.Sprintf("assignor: constrained sticky ran out of members with partitions left "+
-				"(partitions=%d members=%d minQuota=%d maxQuota=%d atMax=%d/%d)",
-				partitions, members, minQuota, maxQuota, atMax, expectedAtMax))
+		releasedBy := int32(-1)
+		if released < -1 {
+			releasedBy = -2 - released
 		}
-		owner[gp] = m
-		size[m]++
-		if p := prev.owner[gp]; (p >= 0 && p != m) || prev.contested[gp] {
-			moves = append(moves, transfer{partition: gp, member: m})
+		owner[gp] = d.give(gp, releasedBy, prev.isContested(gp))
+	}
+	d.finish()
+	return owner, d
+}
+
+// constrainedDeal is the constrained builder's bookkeeping of quotas and
+// turns, whichever way the previous ownership is held (an owner array in
+// buildConstrained, a bitmap in assignDisjoint). Its results are size,
+// touched and moves.
+type constrainedDeal struct {
+	u                                        *universe
+	partitions, members                      int32
+	minQuota, maxQuota, expectedAtMax, atMax int32
+	// size is each member's partition count so far; touched marks the
+	// members that released partitions or were dealt some.
+	size    []int32
+	touched []bool
+	// underMin and atMin are the members under minQuota and those that
+	// may still take one more (unfilledMembersWithUnderMinQuotaPartitions,
+	// unfilledMembersWithExactlyMinQuotaPartitions); next and kept are
+	// the walk of underMin (see give).
+	underMin, atMin []int32
+	next, kept      int
+	// moves are the partitions dealt to another member than their valid
+	// previous owner, ascending.
+	moves []transfer
+}
+
+func newConstrainedDeal(u *universe) *constrainedDeal {
+	partitions, members := int32(u.partitions()), int32(len(u.members))
+	return &constrainedDeal{
+		u: u, partitions: partitions, members: members,
+		minQuota:      partitions / members,
+		maxQuota:      (partitions + members - 1) / members,
+		expectedAtMax: partitions % members,
+		size:          make([]int32, members),
+		touched:       make([]bool, members),
+	}
+}
+
+// keepQuota is step 1 for member m, which validly owned n partitions:
+// it returns how many of them m keeps, and notes m as under minQuota or
+// as waiting at minQuota for one more. Members come in Kafka's iteration
+// order.
+func (d *constrainedDeal) keepQuota(m, n int32) int32 {
+	quota := d.minQuota
+	switch {
+	case n < d.minQuota:
+		quota = n
+		d.underMin = append(d.underMin, m)
+	case n >= d.maxQuota && d.atMax < d.expectedAtMax:
+		quota = d.maxQuota
+		d.atMax++
+		if d.atMax == d.expectedAtMax {
+			// No one else may go above minQuota now.
+			d.atMin = d.atMin[:0]
 		}
-		switch {
-		case size[m] == minQuota:
-			atMin = append(atMin, m)
-		case fromUnderMin:
-			underMin[kept] = m
-			kept++
-		case size[m] == maxQuota:
-			atMax++
+	default:
+		if d.atMax < d.expectedAtMax {
+			d.atMin = append(d.atMin, m)
 		}
 	}
-	// verifyUnfilledMembers: every member must have reached its quota.
-	for m := range members {
-		if size[m] < minQuota || size[m] > maxQuota {
+	d.size[m] = min(n, quota)
+	if n > quota {
+		d.touched[m] = true
+	}
+	return quota
+}
+
+// startDeal sorts the waiting members by member id, between the steps.
+func (d *constrainedDeal) startDeal(rank []int32) {
+	byID := func(a, b int32) int { return int(rank[a] - rank[b]) }
+	slices.SortFunc(d.underMin, byID)
+	slices.SortFunc(d.atMin, byID)
+}
+
+// give is step 2 for unassigned partition gp, called in ascending order:
+// it returns the member gp goes to. releasedBy is gp's valid previous
+// owner (which released it), -1 for none, and contested tells whether
+// several members claimed it.
+//
+// Kafka walks the under-min list with an iterator that drops members as
+// they reach minQuota and restarts when it runs out; here each pass
+// copies the members still under minQuota to the front of the slice
+// (underMin[:kept]) and the next pass walks those.
+func (d *constrainedDeal) give(gp, releasedBy int32, contested bool) int32 {
+	var m int32
+	fromUnderMin := true
+	switch {
+	case d.next < len(d.underMin):
+		m = d.underMin[d.next]
+		d.next++
+	case d.kept > 0:
+		d.underMin, d.next, d.kept = d.underMin[:d.kept], 1, 0
+		m = d.underMin[0]
+	case len(d.atMin) > 0:
+		d.underMin, d.next = d.underMin[:0], 0
+		m, d.atMin, fromUnderMin = d.atMin[0], d.atMin[1:], false
+	default:
+		panic(fmt.Sprintf("assignor: constrained sticky ran out of members with partitions left "+
+			"(partitions=%d members=%d minQuota=%d maxQuota=%d atMax=%d/%d)",
+			d.partitions, d.members, d.minQuota, d.maxQuota, d.atMax, d.expectedAtMax))
+	}
+	d.size[m]++
+	d.touched[m] = true
+	if (releasedBy >= 0 && releasedBy != m) || contested {
+		d.moves = append(d.moves, transfer{partition: gp, member: m})
+	}
+	switch {
+	case d.size[m] == d.minQuota:
+		d.atMin = append(d.atMin, m)
+	case fromUnderMin:
+		d.underMin[d.kept] = m
+		d.kept++
+	case d.size[m] == d.maxQuota:
+		d.atMax++
+	}
+	return m
+}
+
+// finish is verifyUnfilledMembers: every member must have reached its
+// quota.
+func (d *constrainedDeal) finish() {
+	for m, size := range d.size {
+		if size < d.minQuota || size > d.maxQuota {
 			panic(fmt.Sprintf("assignor: constrained sticky left member %q with %d partitions, want %d..%d",
-				u.members[m].MemberID, size[m], minQuota, maxQuota))
+				d.u.members[m].MemberID, size, d.minQuota, d.maxQuota))
 		}
 	}
-	return owner, moves
 }
 
 // lowestPartitionNumbers returns the quota partitions of owned that Kafka

@@ -65,14 +65,20 @@ func kafkaIterationOrder(members []Subscription) []int32 {
 // the tie-break of the sticky assignors' TreeSet and of the sorted
 // unfilled-member lists.
 func idRanks(members []Subscription) []int32 {
-	byID := make([]int32, len(members))
-	for i := range byID {
-		byID[i] = int32(i)
+	// The ids are sorted beside their indices, not through them: the
+	// comparisons then read one array rather than every Subscription.
+	type entry struct {
+		id string
+		m  int32
 	}
-	slices.SortFunc(byID, func(a, b int32) int { return cmp.Compare(members[a].MemberID, members[b].MemberID) })
+	byID := make([]entry, len(members))
+	for i := range byID {
+		byID[i] = entry{members[i].MemberID, int32(i)}
+	}
+	slices.SortFunc(byID, func(a, b entry) int { return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.m, b.m)) })
 	rank := make([]int32, len(members))
-	for r, m := range byID {
-		rank[m] = int32(r)
+	for r, e := range byID {
+		rank[e.m] = int32(r)
 	}
 	return rank
 }

@@ -2,6 +2,7 @@ package assignor
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -385,6 +386,61 @@ func TestDeterministic(t *testing.T) {
 				if again := render(a.Assign(in).Assignment); again != first {
 					t.Fatalf("%s is not deterministic:\n%s\nvs\n%s", name, first, again)
 				}
+			}
+		}
+	}
+}
+
+// TestScratchChangesNothing runs every assignor on random groups of
+// changing sizes with one Scratch throughout, as a group leader does, and
+// without: the results must be the same, so the scratch's memory, grown
+// for a bigger group or left over from the last, never shows.
+func TestScratchChangesNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var scratch Scratch
+	for i := range 200 {
+		in := randomGroup(r, r.IntN(2) == 0, 12, 20)
+		for _, name := range Names() {
+			a, _ := ByName(name)
+			want := a.Assign(in)
+			with := in
+			with.Scratch = &scratch
+			got := a.Assign(with)
+			if render(got.Assignment) != render(want.Assignment) || !maps.Equal(got.Transferring, want.Transferring) {
+				t.Fatalf("case %d: %s with a scratch gave\n%s\nwithout\n%s", i, name, render(got.Assignment), render(want.Assignment))
+			}
+		}
+	}
+}
+
+// TestDisjointMatchesResolution checks the bitmap path of the constrained
+// builder against the owner-array path on random groups that behave
+// (randomGroup's equal groups: no partition claimed twice), with mixed
+// generations and members that bring no Owned at all: both must give the
+// same assignment and transfers, for sticky and cooperative-sticky.
+func TestDisjointMatchesResolution(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 500 {
+		in := randomGroup(r, true, 12, 40)
+		for m := range in.Members {
+			switch r.IntN(5) {
+			case 0:
+				in.Members[m].Owned = nil
+			case 1:
+				in.Members[m].Generation = int32(r.IntN(5))
+			}
+		}
+		for _, a := range []stickyAssignor{{cooperative: false}, {cooperative: true}} {
+			u := newUniverse(in)
+			order, rank := kafkaIterationOrder(in.Members), idRanks(in.Members)
+			got, ok := a.assignDisjoint(u, order, rank)
+			if !ok {
+				t.Fatalf("case %d: %s did not take the bitmap path for %+v", i, a.Name(), in)
+			}
+			want := a.assignConstrained(newUniverse(in), order, rank)
+			if render(got.Assignment) != render(want.Assignment) || !maps.Equal(got.Transferring, want.Transferring) {
+				t.Fatalf("case %d: %s bitmap path gave\n%s %v\nowner-array path\n%s %v\ninput %+v",
+					i, a.Name(), render(got.Assignment), got.Transferring, render(want.Assignment), want.Transferring, in)
 			}
 		}
 	}

@@ -29,7 +29,7 @@ func (rangeAssignor) Assign(in Input) Result {
 			subscribers[t] = append(subscribers[t], m)
 		}
 	}
-	owner := noOwner(u.partitions())
+	owner := u.noOwner()
 	for t, members := range subscribers {
 		n := int32(len(members))
 		quota, extra := u.count(int32(t))/n, u.count(int32(t))%n

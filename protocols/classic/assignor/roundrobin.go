@@ -22,7 +22,7 @@ func (roundRobinAssignor) Protocols() []kafka.RebalanceProtocol {
 func (roundRobinAssignor) Assign(in Input) Result {
 	u := newUniverse(in)
 	circle := memberInfoOrder(in.Members)
-	owner := noOwner(u.partitions())
+	owner := u.noOwner()
 	next := 0
 	for t := range u.names {
 		for gp := u.offset[t]; gp < u.offset[t+1]; gp++ {

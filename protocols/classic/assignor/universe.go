@@ -19,6 +19,7 @@ import (
 // built.
 type universe struct {
 	members []Subscription
+	scratch *Scratch // the caller's, or nil
 	names   []string // subscribed existing topics, sorted by name
 	index   map[string]int32
 	// offset[t] is the global index of partition 0 of topic t;
@@ -35,7 +36,7 @@ type universe struct {
 }
 
 func newUniverse(in Input) *universe {
-	u := &universe{members: in.Members}
+	u := &universe{members: in.Members, scratch: in.Scratch}
 	counts := make(map[string]int32, len(in.Topics))
 	for _, t := range in.Topics {
 		if _, dup := counts[t.Name]; !dup {
@@ -174,52 +175,71 @@ func (u *universe) forEachOwned(m int, fn func(gp int32)) {
 // caller appending to one list cannot overwrite its neighbour; this keeps
 // the allocations at one per member however many partitions there are.
 func (u *universe) result(owner []int32) map[string]kafka.Assignment {
-	n := len(u.members)
-	start := make([]int32, n+1)
-	runTopic := make([]int32, n)
-	runs := make([]int32, n)
-	for m := range runTopic {
-		runTopic[m] = -1
-	}
-	// Count each member's partitions and topics, so that every list and
-	// map is allocated once at its final size.
-	for t := range u.names {
-		for _, m := range owner[u.offset[t]:u.offset[t+1]] {
-			if m < 0 {
-				continue
-			}
-			start[m+1]++
-			if runTopic[m] != int32(t) {
-				runTopic[m] = int32(t)
-				runs[m]++
-			}
+	sizes := make([]int32, len(u.members))
+	for _, m := range owner {
+		if m >= 0 {
+			sizes[m]++
 		}
 	}
-	for m := range n {
-		start[m+1] += start[m]
-		runTopic[m] = -1
+	return u.resultSized(owner, sizes, nil)
+}
+
+// resultSized is result for a caller that knows how many partitions owner
+// gives each member, which saves a walk of the partitions, and which
+// members get exactly their Owned map (same, nil for none): those get
+// that map itself, as assignments are values nobody changes in place. In
+// a large group most members are left as they were by a rebalance, and
+// building their maps again was most of the assignor's allocation. With
+// same, the other members' lists are copied out of the shared array.
+func (u *universe) resultSized(owner, sizes []int32, same []bool) map[string]kafka.Assignment {
+	n := len(u.members)
+	start := make([]int32, n+1)
+	for m, size := range sizes {
+		if same != nil && same[m] {
+			size = 0
+		}
+		start[m+1] = start[m] + size
 	}
 	parts := make([]int32, start[n])
 	next := slices.Clone(start[:n])
 	out := make(map[string]kafka.Assignment, n)
 	assignments := make([]kafka.Assignment, n)
 	for m := range n {
-		assignments[m] = make(kafka.Assignment, runs[m])
+		if same != nil && same[m] {
+			out[u.members[m].MemberID] = u.members[m].Owned
+			continue
+		}
+		// A member's partitions lie in the topics it subscribes to, so
+		// that is as many entries as its map can need.
+		assignments[m] = make(kafka.Assignment, min(int(sizes[m]), len(u.subs[m])))
 		out[u.members[m].MemberID] = assignments[m]
 	}
 	// Partitions are visited in global order, so each member's segment of
 	// parts fills topic by topic; a run ends when the member's next
 	// partition belongs to another topic.
+	runTopic := make([]int32, n)
+	for m := range runTopic {
+		runTopic[m] = -1
+	}
 	runStart := make([]int32, n)
 	closeRun := func(m int32) {
-		if t := runTopic[m]; t >= 0 {
-			assignments[m][u.names[t]] = parts[runStart[m]:next[m]:next[m]]
+		t := runTopic[m]
+		if t < 0 {
+			return
 		}
+		run := parts[runStart[m]:next[m]:next[m]]
+		if same != nil {
+			// The members given their Owned back keep lists from
+			// earlier rebalances; a list cut from the array all the
+			// others share would keep that array alive for as long.
+			run = slices.Clone(run)
+		}
+		assignments[m][u.names[t]] = run
 	}
 	for t := range u.names {
-		for gp := u.offset[t]; gp < u.offset[t+1]; gp++ {
-			m := owner[gp]
-			if m < 0 {
+		first := u.offset[t]
+		for gp, m := range owner[first:u.offset[t+1]] {
+			if m < 0 || assignments[m] == nil {
 				continue
 			}
 			if runTopic[m] != int32(t) {
@@ -227,12 +247,14 @@ func (u *universe) result(owner []int32) map[string]kafka.Assignment {
 				runTopic[m] = int32(t)
 				runStart[m] = next[m]
 			}
-			parts[next[m]] = gp - u.offset[t]
+			parts[next[m]] = int32(gp)
 			next[m]++
 		}
 	}
 	for m := range n {
-		closeRun(int32(m))
+		if assignments[m] != nil {
+			closeRun(int32(m))
+		}
 	}
 	return out
 }
@@ -255,6 +277,33 @@ func (u *universe) transferring(moves []transfer) map[kafka.TopicPartition]strin
 type transfer struct {
 	partition int32
 	member    int32
+}
+
+// Scratch is working memory an assignor may reuse from one call to the
+// next, so that a caller that assigns again and again (a group leader, on
+// every rebalance) does not allocate a partition-sized array each time.
+// Results never point into it. The zero value is ready to use; a Scratch
+// serves one call at a time.
+type Scratch struct {
+	owner []int32
+}
+
+// noOwner returns an owner array for the universe's partitions, each -1:
+// the scratch's memory when the caller gave one, else a fresh array.
+func (u *universe) noOwner() []int32 {
+	s := u.scratch
+	if s == nil {
+		return noOwner(u.partitions())
+	}
+	n := u.partitions()
+	if cap(s.owner) < n {
+		s.owner = make([]int32, n)
+	}
+	owner := s.owner[:n]
+	for i := range owner {
+		owner[i] = -1
+	}
+	return owner
 }
 
 // noOwner fills a fresh owner array with -1.
