@@ -156,9 +156,12 @@ type waitingRequest struct {
 // holds the connection until it answers the member (applyCoordinator).
 func (w *world) coordinatorReads(p *process, incarnation int, thread Thread, msg Message) {
 	out := w.effects()
-	if oc, ok := msg.(OffsetCommit); ok {
+	if _, ok := msg.(OffsetCommit); ok {
 		// The coordinator answers an OffsetCommit in the step that
-		// receives it; the answer applies the request's positions.
+		// receives it; the answer applies the request's positions. The
+		// copy is made here, not in the test above: a variable declared
+		// there whose address is taken goes to the heap on every request.
+		oc := msg.(OffsetCommit)
 		w.commitInHand = &oc
 	}
 	from := Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}
