@@ -451,15 +451,19 @@ func (w *world) setDerived(p *process, ready, idle bool) {
 }
 
 // update recomputes p's derived flags: readiness for convergence, idleness,
-// and its swim lane.
+// and, for the member timeline, its swim lane. It runs after every step of
+// the process, so the process's own flags are tested before the client is
+// asked, and without a timeline the lane is not worked out at all.
 func (w *world) update(p *process) {
 	lp := w.ledger.procs[p.idx]
-	// The process's own flags are tested before the client is asked.
 	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && !p.bgCallback && p.client.Settled())
+	owns := w.ledger.Owns(p.idx)
+	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && p.client != nil && p.client.Rebalancing())
+	if !w.opts.Timeline {
+		return
+	}
 	now := w.k.Now()
 	rebalancing := p.client != nil && p.client.Rebalancing()
-	owns := w.ledger.Owns(p.idx)
-	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && rebalancing)
 	lane := "idle"
 	switch {
 	case !p.alive:
@@ -476,7 +480,7 @@ func (w *world) update(p *process) {
 		lane = "processing"
 	}
 	if lane != p.lane {
-		if now > p.laneSince && w.opts.Timeline {
+		if now > p.laneSince {
 			p.lanes = append(p.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(now)})
 		}
 		p.lane, p.laneSince = lane, now
