@@ -165,7 +165,10 @@ func (w *world) sendOffsetCommit(p *process, thread Thread) bool {
 		return false
 	}
 	req := oc.OffsetCommit(pos.Partitions())
-	req.positions = &pos
+	// The request keeps a copy: were pos itself kept, it would go to the
+	// heap on every call, and most members of a big group own nothing.
+	sent := pos
+	req.positions = &sent
 	w.send(p, Endpoint{Process: p.name, Incarnation: p.incarnation}, Coordinator, req, thread)
 	return true
 }
