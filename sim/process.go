@@ -154,7 +154,13 @@ func (w *world) startProcess(p *process) {
 	if p.alive {
 		return
 	}
-	cfg, err := ResolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	// A first start without patches runs on the configuration addProcess
+	// resolved from the same layers; resolving it again is a tenth of a
+	// small run's setup.
+	cfg, err := p.cfg, error(nil)
+	if p.lives > 0 || len(p.patches) > 0 {
+		cfg, err = ResolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	}
 	if err == nil {
 		var c Client
 		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
