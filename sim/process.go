@@ -105,8 +105,9 @@ type process struct {
 	closeDue         eventID
 
 	pollRng *rand.Rand
-	// recordRng draws record processing times; records samples them for
-	// the current incarnation when record_processing_time is set.
+	// recordRng draws record processing times, derived when an
+	// incarnation first needs it; records samples them for the current
+	// incarnation when record_processing_time is set.
 	recordRng *rand.Rand
 	records   *sampler
 
@@ -182,6 +183,9 @@ func (w *world) startProcess(p *process) {
 	w.ledger.procs[p.idx].rate = cfg.Rate()
 	p.records = nil
 	if cfg.RecordProcessingTime.Kind != "" {
+		if p.recordRng == nil {
+			p.recordRng = w.streams.Stream("records/" + p.spec.ID)
+		}
 		p.records = newSampler(cfg.RecordProcessingTime, p.recordRng)
 	}
 	w.replicasChanged(+1)
