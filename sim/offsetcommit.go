@@ -130,16 +130,31 @@ func (w *world) awaitCommit(p *process, sent bool) {
 // commitAwaited hands the awaited commit's answer to the client.
 func (w *world) commitAwaited(p *process, inc int) {
 	p.awaitingCommit = false
-	w.k.At(w.k.Now(), func() {
-		if p.incarnation != inc {
-			return
-		}
-		w.stepClient(p, BackgroundThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) {
-			if a, ok := c.(CommitAwaiter); ok {
-				a.CommitAnswered(env, out)
-			}
-		}})
-	})
+	e := w.commitAnswers.get()
+	e.p, e.incarnation = p, inc
+	w.k.schedule(w.k.Now(), e)
+}
+
+// commitAnswer is the event that hands an incarnation's CommitAwaiter its
+// answer. Like polls, answers are pooled: on every rebalance each member
+// of a big group that owns nothing gets one at once.
+type commitAnswer struct {
+	p           *process
+	incarnation int
+}
+
+func (e *commitAnswer) fire() {
+	p, incarnation := e.p, e.incarnation
+	p.w.commitAnswers.put(e)
+	if p.incarnation == incarnation {
+		p.w.stepClient(p, BackgroundThread, clientInput{fn: answerCommit})
+	}
+}
+
+func answerCommit(c Client, env ClientEnv, out *Effects) {
+	if a, ok := c.(CommitAwaiter); ok {
+		a.CommitAnswered(env, out)
+	}
 }
 
 // commitWait is a revocation's synchronous commit in flight: commitSync
