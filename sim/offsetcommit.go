@@ -130,27 +130,37 @@ func (w *world) awaitCommit(p *process, sent bool) {
 // commitAwaited hands the awaited commit's answer to the client.
 func (w *world) commitAwaited(p *process, inc int) {
 	p.awaitingCommit = false
-	e := w.commitAnswers.get()
-	e.p, e.incarnation = p, inc
+	w.stepClientNow(p, inc, BackgroundThread, clientInput{fn: answerCommit})
+}
+
+// stepClientNow schedules, for this instant, one input to the client of
+// p's incarnation inc on thread t; the input is dropped if the process
+// has restarted by then. The events are pooled: on every rebalance each
+// member of a big group that owns nothing gets its commit answered so.
+func (w *world) stepClientNow(p *process, inc int, t Thread, in clientInput) {
+	e := w.clientSteps.get()
+	e.p, e.incarnation, e.thread, e.in = p, inc, t, in
 	w.k.schedule(w.k.Now(), e)
 }
 
-// commitAnswer is the event that hands an incarnation's CommitAwaiter its
-// answer. Like polls, answers are pooled: on every rebalance each member
-// of a big group that owns nothing gets one at once.
-type commitAnswer struct {
+// clientStep is stepClientNow's event.
+type clientStep struct {
 	p           *process
 	incarnation int
+	thread      Thread
+	in          clientInput
 }
 
-func (e *commitAnswer) fire() {
-	p, incarnation := e.p, e.incarnation
-	p.w.commitAnswers.put(e)
-	if p.incarnation == incarnation {
-		p.w.stepClient(p, BackgroundThread, clientInput{fn: answerCommit})
+func (e *clientStep) fire() {
+	w, p, inc, t, in := e.p.w, e.p, e.incarnation, e.thread, e.in
+	w.clientSteps.put(e)
+	if p.incarnation == inc {
+		w.stepClient(p, t, in)
 	}
 }
 
+// answerCommit is the input that tells a CommitAwaiter client its commit
+// is answered.
 func answerCommit(c Client, env ClientEnv, out *Effects) {
 	if a, ok := c.(CommitAwaiter); ok {
 		a.CommitAnswered(env, out)

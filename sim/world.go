@@ -61,11 +61,11 @@ type world struct {
 	// spare holds Effects buffers for reuse. Applying one model's effects
 	// can step another model, so each step takes its own buffer.
 	spare []*Effects
-	// deliveries, polls and commitAnswers hold spent message deliveries,
-	// poll events and commit answers for reuse.
-	deliveries    pool[delivery]
-	polls         pool[pollDue]
-	commitAnswers pool[commitAnswer]
+	// deliveries, polls and clientSteps hold spent message deliveries,
+	// poll events and client inputs due now for reuse.
+	deliveries  pool[delivery]
+	polls       pool[pollDue]
+	clientSteps pool[clientStep]
 
 	// Pods and autoscaling: names handed out per member, the start-time
 	// samplers per template, the jitter stream, the live-process count and
