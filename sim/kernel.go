@@ -17,17 +17,23 @@ import (
 type kernel struct {
 	now time.Duration
 	seq uint64
-	// Pending events wait in one of four queues, or in a lane (below).
+	// Pending events wait in one of five queues, or in a lane (below).
 	// Events scheduled well ahead (timers: heartbeats, session timeouts)
 	// wait in the later heap. Events due soon (messages in flight,
 	// callbacks, polls) go to the inOrder queue when they come no earlier
 	// than its last event, and to the soon heap otherwise: with a
 	// constant network latency every message is scheduled in order, and
 	// most events are messages, so most events never meet a heap at all.
-	// The next event is the earliest of the four heads, so the order is
+	// The next event is the earliest of the five heads, so the order is
 	// the same as with one queue.
 	inOrder     eventFIFO
 	soon, later eventQueue
+	// atNow takes the events scheduled for the current instant that come
+	// too early for inOrder, whose last event is a message still in
+	// flight: a callback or poll() a step asks for at once. They come in
+	// order, and a rebalance of a big group asks for one per member, so
+	// in the soon heap they would deepen it for every event there.
+	atNow eventFIFO
 	// far holds the events scheduled a minute or more ahead that have no
 	// lane, such as a rolling restart's planned bounces: kept out of the
 	// later heap, they do not deepen it for the timers that churn there.
@@ -125,6 +131,8 @@ func (k *kernel) schedule(t time.Duration, h handler) eventID {
 		k.pushLater(e, t-k.now)
 	case k.inOrder.len() == 0 || !e.before(k.inOrder.last()):
 		k.inOrder.push(e)
+	case t == k.now && (k.atNow.len() == 0 || !e.before(k.atNow.last())):
+		k.atNow.push(e)
 	default:
 		k.soon.push(e)
 	}
@@ -215,6 +223,9 @@ func (k *kernel) popNext(until time.Duration) (event, bool) {
 	if k.far.len() > 0 && (head == nil || k.far.peek().before(head)) {
 		head, from = k.far.peek(), 4
 	}
+	if k.atNow.len() > 0 && (head == nil || k.atNow.peek().before(head)) {
+		head, from = k.atNow.peek(), 5
+	}
 	if head == nil || head.at > until {
 		return event{}, false
 	}
@@ -225,6 +236,8 @@ func (k *kernel) popNext(until time.Duration) (event, bool) {
 		return k.soon.pop(), true
 	case 4:
 		return k.far.pop(), true
+	case 5:
+		return k.atNow.pop(), true
 	}
 	return k.popLater(), true
 }

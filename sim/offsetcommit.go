@@ -130,16 +130,41 @@ func (w *world) awaitCommit(p *process, sent bool) {
 // commitAwaited hands the awaited commit's answer to the client.
 func (w *world) commitAwaited(p *process, inc int) {
 	p.awaitingCommit = false
-	w.k.At(w.k.Now(), func() {
-		if p.incarnation != inc {
-			return
-		}
-		w.stepClient(p, BackgroundThread, clientInput{fn: func(c Client, env ClientEnv, out *Effects) {
-			if a, ok := c.(CommitAwaiter); ok {
-				a.CommitAnswered(env, out)
-			}
-		}})
-	})
+	w.stepClientNow(p, inc, BackgroundThread, clientInput{fn: answerCommit})
+}
+
+// stepClientNow schedules, for this instant, one input to the client of
+// p's incarnation inc on thread t; the input is dropped if the process
+// has restarted by then. The events are pooled: on every rebalance each
+// member of a big group that owns nothing gets its commit answered so.
+func (w *world) stepClientNow(p *process, inc int, t Thread, in clientInput) {
+	e := w.clientSteps.get()
+	e.p, e.incarnation, e.thread, e.in = p, inc, t, in
+	w.k.schedule(w.k.Now(), e)
+}
+
+// clientStep is stepClientNow's event.
+type clientStep struct {
+	p           *process
+	incarnation int
+	thread      Thread
+	in          clientInput
+}
+
+func (e *clientStep) fire() {
+	w, p, inc, t, in := e.p.w, e.p, e.incarnation, e.thread, e.in
+	w.clientSteps.put(e)
+	if p.incarnation == inc {
+		w.stepClient(p, t, in)
+	}
+}
+
+// answerCommit is the input that tells a CommitAwaiter client its commit
+// is answered.
+func answerCommit(c Client, env ClientEnv, out *Effects) {
+	if a, ok := c.(CommitAwaiter); ok {
+		a.CommitAnswered(env, out)
+	}
 }
 
 // commitWait is a revocation's synchronous commit in flight: commitSync
@@ -165,7 +190,10 @@ func (w *world) sendOffsetCommit(p *process, thread Thread) bool {
 		return false
 	}
 	req := oc.OffsetCommit(pos.Partitions())
-	req.positions = &pos
+	// The request keeps a copy: were pos itself kept, it would go to the
+	// heap on every call, and most members of a big group own nothing.
+	sent := pos
+	req.positions = &sent
 	w.send(p, Endpoint{Process: p.name, Incarnation: p.incarnation}, Coordinator, req, thread)
 	return true
 }

@@ -100,9 +100,15 @@ func (w *world) addProcess(m MemberSpec) (*process, error) {
 	}
 	i := len(w.procs)
 	p := &process{w: w, idx: i, name: m.ID, spec: m, cfg: cfg,
-		latency: newSampler(w.sc.Network.Latency, w.streams.Stream("net/"+m.ID)),
-		pollRng: w.streams.Stream("poll/" + m.ID), recordRng: w.streams.Stream("records/" + m.ID), ready: true, lane: "down", pollEventAt: -1}
-	p.fixedLatency, p.latencyFixed = p.latency.Fixed()
+		latency: newSampler(w.sc.Network.Latency, nil),
+		pollRng: w.streams.Stream("poll/" + m.ID), ready: true, lane: "down", pollEventAt: -1}
+	// A fixed latency draws nothing: the stream of one that varies is
+	// derived here, that of the records' processing times on first use
+	// (startProcess). A stream's draws depend on its name alone, not on
+	// when it is derived, and most members need neither.
+	if p.fixedLatency, p.latencyFixed = p.latency.Fixed(); !p.latencyFixed {
+		p.latency = newSampler(w.sc.Network.Latency, w.streams.Stream("net/"+m.ID))
+	}
 	w.procs = append(w.procs, p)
 	w.byName[m.ID] = i
 	w.ledger.addProcess(m.ID, cfg.Rate())

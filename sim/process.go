@@ -110,8 +110,9 @@ type process struct {
 	closeDue         eventID
 
 	pollRng *rand.Rand
-	// recordRng draws record processing times; records samples them for
-	// the current incarnation when record_processing_time is set.
+	// recordRng draws record processing times, derived when an
+	// incarnation first needs it; records samples them for the current
+	// incarnation when record_processing_time is set.
 	recordRng *rand.Rand
 	records   *sampler
 
@@ -161,7 +162,13 @@ func (w *world) startProcess(p *process) {
 	if p.alive {
 		return
 	}
-	cfg, err := ResolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	// A first start without patches runs on the configuration addProcess
+	// resolved from the same layers; resolving it again is a tenth of a
+	// small run's setup.
+	cfg, err := p.cfg, error(nil)
+	if p.lives > 0 || len(p.patches) > 0 {
+		cfg, err = ResolveConfig(w.sc, w.opts.Protocol, p.spec, p.patches)
+	}
 	if err == nil {
 		var c Client
 		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
@@ -184,6 +191,9 @@ func (w *world) startProcess(p *process) {
 	w.ledger.procs[p.idx].rate = cfg.Rate()
 	p.records = nil
 	if cfg.RecordProcessingTime.Kind != "" {
+		if p.recordRng == nil {
+			p.recordRng = w.streams.Stream("records/" + p.spec.ID)
+		}
 		p.records = newSampler(cfg.RecordProcessingTime, p.recordRng)
 	}
 	w.replicasChanged(+1)

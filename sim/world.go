@@ -63,10 +63,11 @@ type world struct {
 	// spare holds Effects buffers for reuse. Applying one model's effects
 	// can step another model, so each step takes its own buffer.
 	spare []*Effects
-	// deliveries and polls hold spent message deliveries and poll events
-	// for reuse.
-	deliveries pool[delivery]
-	polls      pool[pollDue]
+	// deliveries, polls and clientSteps hold spent message deliveries,
+	// poll events and client inputs due now for reuse.
+	deliveries  pool[delivery]
+	polls       pool[pollDue]
+	clientSteps pool[clientStep]
 
 	// Pods and autoscaling: names handed out per member, the start-time
 	// samplers per template, the jitter stream, the live-process count and
@@ -458,15 +459,19 @@ func (w *world) setDerived(p *process, ready, idle bool) {
 }
 
 // update recomputes p's derived flags: readiness for convergence, idleness,
-// and its swim lane.
+// and, for the member timeline, its swim lane. It runs after every step of
+// the process, so the process's own flags are tested before the client is
+// asked, and without a timeline the lane is not worked out at all.
 func (w *world) update(p *process) {
 	lp := w.ledger.procs[p.idx]
-	// The process's own flags are tested before the client is asked.
 	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && !p.bgCallback && p.client.Settled())
+	owns := w.ledger.Owns(p.idx)
+	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && p.client != nil && p.client.Rebalancing())
+	if !w.opts.Timeline {
+		return
+	}
 	now := w.k.Now()
 	rebalancing := p.client != nil && p.client.Rebalancing()
-	owns := w.ledger.Owns(p.idx)
-	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && rebalancing)
 	lane := "idle"
 	switch {
 	case !p.alive:
@@ -483,7 +488,7 @@ func (w *world) update(p *process) {
 		lane = "processing"
 	}
 	if lane != p.lane {
-		if now > p.laneSince && w.opts.Timeline {
+		if now > p.laneSince {
 			p.lanes = append(p.lanes, MemberSegment{Member: p.name, State: p.lane, Start: sec(p.laneSince), End: sec(now)})
 		}
 		p.lane, p.laneSince = lane, now
