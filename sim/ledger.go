@@ -49,10 +49,10 @@ type ledger struct {
 	// partLedger.processing).
 	processing int
 	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
-	// pinned at zero; zeros is a heap of the instants at which draining
+	// pinned at zero; zeros are the instants at which draining
 	// partitions reach zero lag.
 	sumA, sumS float64
-	zeros      zeroHeap
+	zeros      zeroQueue
 	// catching is set while catchUp applies the instants partitions ran
 	// out of lag, so that the lag it observes on the way does not recurse.
 	catching bool
@@ -1455,70 +1455,6 @@ func (l *ledger) history() []Segment {
 		out = append(out, p.segments...)
 	}
 	return out
-}
-
-// zeroAt is the instant a draining partition's lag line reaches zero, for
-// the lag line of version ver.
-type zeroAt struct {
-	at   time.Duration
-	part int // ledger index
-	ver  int
-}
-
-// zeroHeap orders the instants partitions run out of lag, earliest first;
-// partitions that run out at one instant come in the order of their names
-// (rank), so that catchUp applies them in an order that does not depend
-// on how events happened to push them.
-type zeroHeap struct {
-	items []zeroAt
-	// rank is each partition's place among all partitions ordered by
-	// name, indexed by ledger index; ranks are renumbered when partitions
-	// are added, which keeps the relative order of those in the heap.
-	rank []int32
-}
-
-func (h *zeroHeap) Len() int { return len(h.items) }
-
-func (h *zeroHeap) less(a, b zeroAt) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return h.rank[a.part] < h.rank[b.part]
-}
-
-func (h *zeroHeap) push(z zeroAt) {
-	h.items = append(h.items, z)
-	i := len(h.items) - 1
-	for i > 0 {
-		up := (i - 1) / 2
-		if !h.less(h.items[i], h.items[up]) {
-			break
-		}
-		h.items[i], h.items[up] = h.items[up], h.items[i]
-		i = up
-	}
-}
-
-func (h *zeroHeap) pop() zeroAt {
-	top := h.items[0]
-	n := len(h.items) - 1
-	h.items[0] = h.items[n]
-	h.items = h.items[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if r := c + 1; r < n && h.less(h.items[r], h.items[c]) {
-			c = r
-		}
-		if !h.less(h.items[c], h.items[i]) {
-			break
-		}
-		h.items[i], h.items[c] = h.items[c], h.items[i]
-		i = c
-	}
-	return top
 }
 
 // rankByName renumbers the partitions in the order of their names.

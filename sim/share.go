@@ -18,7 +18,7 @@ import (
 // Demands change only when a partition runs out of lag (its demand falls
 // to its rate) or when something changes the process, its partitions or
 // their rates; the last are ledger changes already. The first happens
-// between changes, at the instants in the zeros heap, and catchUp applies
+// between changes, at the instants in the zeros queue, and catchUp applies
 // them in time order before the ledger moves past them.
 
 // allocate shares proc's capacity over the partitions it processes now.
@@ -271,15 +271,17 @@ func (l *ledger) catchUp(t time.Duration) {
 	}
 	l.catching = true
 	defer func() { l.catching = false }()
-	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
-		at := l.zeros.items[0].at
+	for {
+		at, ok := l.zeros.next()
+		if !ok || at > t {
+			break
+		}
 		l.startLagPath(at)
 		if l.lagPath.started && at >= l.windowStart {
 			l.lagPath.record(at, l.sumLag(at))
 		}
 		var procs []int
-		for l.zeros.Len() > 0 && l.zeros.items[0].at == at {
-			z := l.zeros.pop()
+		for _, z := range l.zeros.take() {
 			p := l.parts[z.part]
 			if z.ver != p.zeroVer || !p.active {
 				continue
