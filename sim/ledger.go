@@ -102,6 +102,9 @@ type ledger struct {
 	// shareChanges is allocateAt's scratch list, reused from one call
 	// to the next.
 	shareChanges []shareChange
+	// redemands and relagging are redemand's scratch lists, reused
+	// likewise.
+	redemands, relagging []memoDemand
 }
 
 // duplicateRelease is one release of partitions without a commit.
@@ -150,6 +153,9 @@ type procLedger struct {
 	// recheckAll stands for all it owns.
 	recheck    []int
 	recheckAll bool
+	// drained are partitions it owns whose lag ran out at the instant
+	// catchUp is applying, for redemand.
+	drained []int
 }
 
 // commitSend is a commit request a process built at at: it covers the

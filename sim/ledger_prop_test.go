@@ -415,3 +415,25 @@ func (f *ledgerFuzz) checkCommitted(t *testing.T, seed uint64, step int) {
 		}
 	}
 }
+
+// TestMergeDemands checks the in-place merge of two demand lists against
+// sorting them together: demands are drawn from few needs, so that ties
+// fall to the partition.
+func TestMergeDemands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	list := func() []memoDemand {
+		out := make([]memoDemand, rng.IntN(6))
+		for i := range out {
+			out[i] = memoDemand{idx: rng.IntN(50), need: float64(rng.IntN(3))}
+		}
+		slices.SortFunc(out, byNeed)
+		return out
+	}
+	for range 500 {
+		a, b := list(), list()
+		want := slices.SortedFunc(slices.Values(append(slices.Clone(a), b...)), byNeed)
+		if got := mergeDemands(a, b, byNeed); !slices.Equal(got, want) {
+			t.Fatalf("mergeDemands(%v, %v) = %v, want %v", a, b, got, want)
+		}
+	}
+}
