@@ -102,6 +102,10 @@ type ledger struct {
 	// shareChanges is allocateAt's scratch list, reused from one call
 	// to the next.
 	shareChanges []shareChange
+	// changing is set while touchParts changes a process's claims and
+	// refreshes what they reach: until it is done, a partition's driver
+	// (driverProc) and its process's counts may trail its owners.
+	changing bool
 	// redemands and relagging are redemand's scratch lists, reused
 	// likewise.
 	redemands, relagging []memoDemand
@@ -134,10 +138,11 @@ type procLedger struct {
 	lines      int
 	lagA, lagS float64
 	// ownedTPs and ownedIdx are the partitions of owned and their
-	// indexes, for Positions; nil when owned changed since they were
-	// listed.
+	// indexes, for Positions, as they were last listed; listed tells
+	// that owned has not changed since.
 	ownedTPs []kafka.TopicPartition
 	ownedIdx []int
+	listed   bool
 	// sends are its commit requests not answered yet, oldest first, and
 	// accepted the last one the coordinator accepted whole. A claim's
 	// count at a send is worked out from its partition's anchor when it
@@ -897,9 +902,11 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	} else {
 		l.advanceAll(held)
 	}
+	l.changing = true
+	defer func() { l.changing = false }()
 	change()
 	if !slices.Equal(before, pr.owned) {
-		pr.ownedTPs, pr.ownedIdx = nil, nil
+		pr.listed = false
 	}
 	if len(pr.owned) == 0 {
 		// No claim is left for an unanswered commit to cover.
@@ -1188,14 +1195,12 @@ func (l *ledger) Positions(proc int) Positions {
 	pr := l.procs[proc]
 	t := l.now()
 	l.catchUp(t)
-	if pr.ownedTPs == nil {
+	if !pr.listed {
 		// The partitions change only with the process's list, and a
 		// request keeps the slices it was given: they are built again,
 		// not changed, when the list changes.
-		pr.ownedTPs, pr.ownedIdx = make([]kafka.TopicPartition, len(pr.owned)), slices.Clone(pr.owned)
-		for j, idx := range pr.owned {
-			pr.ownedTPs[j] = l.tps[idx]
-		}
+		pr.ownedTPs, pr.ownedIdx = l.relist(pr.owned, pr.ownedTPs, pr.ownedIdx), slices.Clone(pr.owned)
+		pr.listed = true
 	}
 	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
 	if len(pr.owned) > 0 {
@@ -1204,6 +1209,32 @@ func (l *ledger) Positions(proc int) Positions {
 		pr.sends = append(pr.sends, pos.send)
 	}
 	return pos
+}
+
+// relist lists the partitions of owned, given those of the earlier list
+// was (ascending, their partitions wasTPs): a list mostly changes by a
+// few partitions, and the runs it keeps are copied from the earlier list
+// in order rather than looked up across the ledger one by one.
+func (l *ledger) relist(owned []int, wasTPs []kafka.TopicPartition, was []int) []kafka.TopicPartition {
+	out := make([]kafka.TopicPartition, len(owned))
+	j := 0
+	for k := 0; k < len(owned); {
+		for j < len(was) && was[j] < owned[k] {
+			j++
+		}
+		if j == len(was) || was[j] != owned[k] {
+			out[k] = l.tps[owned[k]]
+			k++
+			continue
+		}
+		n := 1
+		for k+n < len(owned) && j+n < len(was) && owned[k+n] == was[j+n] {
+			n++
+		}
+		copy(out[k:k+n], wasTPs[j:j+n])
+		k, j = k+n, j+n
+	}
+	return out
 }
 
 // claimAt is owner i of p's processed count and position at t, without

@@ -437,3 +437,39 @@ func TestMergeDemands(t *testing.T) {
 		}
 	}
 }
+
+// TestRelist checks that a list of partitions built from an earlier one
+// names the same partitions as looking each up: lists drawn from 40
+// partitions, the new one mostly the old with a few dropped and added.
+func TestRelist(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	l := newLedger(func() time.Duration { return 0 }, 0, false)
+	for p := range int32(40) {
+		l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, 1, nil, true)
+	}
+	for range 500 {
+		var was, owned []int
+		for idx := range 40 {
+			in := rng.IntN(2) == 0
+			if in {
+				was = append(was, idx)
+			}
+			if in != (rng.IntN(8) == 0) {
+				owned = append(owned, idx)
+			}
+		}
+		wasTPs := make([]kafka.TopicPartition, len(was))
+		for k, idx := range was {
+			wasTPs[k] = l.tps[idx]
+		}
+		got := l.relist(owned, wasTPs, was)
+		for k, idx := range owned {
+			if got[k] != l.tps[idx] {
+				t.Fatalf("relist(%v from %v)[%d] = %v, want %v", owned, was, k, got[k], l.tps[idx])
+			}
+		}
+		if len(got) != len(owned) {
+			t.Fatalf("relist(%v from %v) lists %d partitions", owned, was, len(got))
+		}
+	}
+}

@@ -387,6 +387,14 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	if !pr.running() || pr.processingCount < 2 {
 		return
 	}
+	// A process that drives every partition it owns and has no lag line
+	// left has nothing lagging (lineIn keeps a line in its driver's sum
+	// while it is not pinned at zero); only during a change to its claims
+	// (touchParts), which catchUp can interrupt, do the counts trail the
+	// claims.
+	if !l.changing && pr.lines == 0 && pr.driving == len(pr.owned) {
+		return
+	}
 	lagging := false
 	for _, idx := range pr.owned {
 		if p := l.parts[idx]; p.active && l.lagAt(p, t) > 0 {
