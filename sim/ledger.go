@@ -291,10 +291,11 @@ type partLedger struct {
 	segStart time.Duration
 
 	// stuck is set while the partition has a current owner, lag and no
-	// processing, since stuckFrom; stuckOwners name its owners then.
+	// processing, since stuckFrom; stuckOwners are the processes of its
+	// current owners then.
 	stuck       bool
 	stuckFrom   time.Duration
-	stuckOwners []string
+	stuckOwners []int
 }
 
 // defaultMemoMin is ledger.memoMin: below a few dozen partitions a
