@@ -261,7 +261,14 @@ func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareCha
 		return l.allocateAt(proc, t)
 	}
 	if len(idxs) > 0 {
+		// A change mostly reaches a partition or two of many: most
+		// demands fall outside the span of idxs, which two comparisons
+		// tell.
+		lo, hi := idxs[0], idxs[len(idxs)-1]
 		changed := func(e memoDemand) bool {
+			if e.idx < lo || e.idx > hi {
+				return false
+			}
 			_, found := slices.BinarySearch(idxs, e.idx)
 			return found
 		}
