@@ -344,7 +344,7 @@ func (l *ledger) overlap(a, b time.Duration) time.Duration {
 // processingOwner returns the owner driving the lag model, or -1.
 func (l *ledger) processingOwner(p *partLedger, idx int) int {
 	for i := len(p.owners) - 1; i >= 0; i-- {
-		if o := p.owners[i]; l.procs[o.proc].running() && !o.revoking {
+		if o := &p.owners[i]; l.procs[o.proc].running() && !o.revoking {
 			return i
 		}
 	}
@@ -385,7 +385,8 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	// running one, as processingOwner), the zombies and whether two
 	// current members own the partition (doublyOwned).
 	owner, zombies, current := -1, 0, 0
-	for i, o := range p.owners {
+	for i := range p.owners {
+		o := &p.owners[i]
 		pr := l.procs[o.proc]
 		if pr.current() {
 			current++
@@ -405,9 +406,10 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	}
 	if zombies > 0 && dt > 0 {
 		p.zombieSec += time.Duration(zombies) * dt
-		for _, o := range p.owners {
-			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() {
-				l.noteZombie(o.proc, max(p.viewT, l.windowStart))
+		for i := range p.owners {
+			proc := p.owners[i].proc
+			if pr := l.procs[proc]; pr.member == 0 && pr.running() {
+				l.noteZombie(proc, max(p.viewT, l.windowStart))
 			}
 		}
 	}
@@ -433,7 +435,7 @@ func (l *ledger) noteZombie(proc int, at time.Duration) {
 
 // modeOf is how owner i of p accrues, owner being the lag-driving one.
 func (l *ledger) modeOf(p *partLedger, i, owner int) ownerMode {
-	o := p.owners[i]
+	o := &p.owners[i]
 	switch {
 	case i == owner:
 		return modeDriver
@@ -668,8 +670,8 @@ func (p *procLedger) current() bool { return p.member > 0 && p.alive }
 // believe they own the partition.
 func (l *ledger) doublyOwned(p *partLedger) bool {
 	n := 0
-	for _, o := range p.owners {
-		if l.procs[o.proc].current() {
+	for i := range p.owners {
+		if l.procs[p.owners[i].proc].current() {
 			n++
 		}
 	}
@@ -976,8 +978,8 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 // A list grown past its process's partitions gives way to the whole
 // list.
 func (l *ledger) noteLine(p *partLedger) {
-	for _, o := range p.owners {
-		pr := l.procs[o.proc]
+	for i := range p.owners {
+		pr := l.procs[p.owners[i].proc]
 		if pr.recheckAll {
 			continue
 		}
@@ -1106,7 +1108,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 		var released []int
 		for _, idx := range idxs {
 			p := l.parts[idx]
-			i := slices.IndexFunc(p.owners, func(o ownership) bool { return o.proc == proc })
+			i := ownerIndex(p, proc)
 			if i < 0 {
 				continue
 			}

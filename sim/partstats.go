@@ -167,7 +167,9 @@ func (l *ledger) observePartition(p *partLedger, newLag float64, t time.Duration
 func (l *ledger) refreshStuck(p *partLedger, owner int, t time.Duration) {
 	stuck := false
 	if owner < 0 && (p.rate > 0 || l.lagAt(p, t) > 0) {
-		stuck = slices.ContainsFunc(p.owners, func(o ownership) bool { return l.procs[o.proc].current() })
+		for i := range p.owners {
+			stuck = stuck || l.procs[p.owners[i].proc].current()
+		}
 	}
 	if stuck == p.stuck {
 		return

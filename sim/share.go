@@ -70,8 +70,8 @@ func byDemandIdx(a, b memoDemand) int { return cmp.Compare(a.idx, b.idx) }
 
 // forget drops the share memos of p's owners.
 func (l *ledger) forget(p *partLedger) {
-	for _, o := range p.owners {
-		l.procs[o.proc].memo.valid = false
+	for i := range p.owners {
+		l.procs[p.owners[i].proc].memo.valid = false
 	}
 }
 
@@ -180,9 +180,9 @@ func (l *ledger) remember(m *shareMemo, e memoDemand, timed bool, t time.Duratio
 
 // forgetOthers drops the share memos of p's owners other than proc.
 func (l *ledger) forgetOthers(p *partLedger, proc int) {
-	for _, o := range p.owners {
-		if o.proc != proc {
-			l.procs[o.proc].memo.valid = false
+	for i := range p.owners {
+		if q := p.owners[i].proc; q != proc {
+			l.procs[q].memo.valid = false
 		}
 	}
 }
@@ -369,10 +369,10 @@ func (l *ledger) catchUp(t time.Duration) {
 			p.zeroVer++
 			l.mark(p, l.processingOwner(p, p.idx))
 			l.noteLine(p)
-			for _, o := range p.owners {
-				pr := l.procs[o.proc]
-				pr.drained = append(pr.drained, p.idx)
-				procs = append(procs, o.proc)
+			for i := range p.owners {
+				proc := p.owners[i].proc
+				l.procs[proc].drained = append(l.procs[proc].drained, p.idx)
+				procs = append(procs, proc)
 			}
 		}
 		slices.Sort(procs)
