@@ -1123,7 +1123,10 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 				l.revocations++
 			}
 		}
-		if len(released) > 0 {
+		if len(released) == len(pr.owned) {
+			// An eager revocation lets go of everything.
+			pr.owned = pr.owned[:0]
+		} else if len(released) > 0 {
 			slices.Sort(released)
 			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool {
 				_, gone := slices.BinarySearch(released, idx)

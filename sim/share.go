@@ -330,7 +330,9 @@ func (l *ledger) share(proc int, changes []shareChange) []shareChange {
 // out at one instant are handled together, so that an owner whose
 // partitions drain at once is shared again once.
 func (l *ledger) catchUp(t time.Duration) {
-	if l.catching {
+	// Most calls find nothing due: they return before setting up the
+	// loop.
+	if at, ok := l.zeros.next(); l.catching || !ok || at > t {
 		return
 	}
 	l.catching = true
