@@ -30,8 +30,10 @@ import (
 type ledger struct {
 	now         func() time.Duration
 	windowStart time.Duration
-	procs       []*procLedger
-	parts       []*partLedger
+	// windowSec is windowStart in seconds, for the latency pieces.
+	windowSec float64
+	procs     []*procLedger
+	parts     []*partLedger
 	// tps are the partitions by ledger index, apart from the rest of
 	// their state, so that listing a member's partitions (for a commit)
 	// reads them in one run.
@@ -303,7 +305,7 @@ type partLedger struct {
 const defaultMemoMin = 32
 
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
-	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin}
+	return &ledger{now: now, windowStart: windowStart, windowSec: sec(windowStart), topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin}
 }
 
 func (l *ledger) addProcess(name string, rate float64) int {
@@ -918,14 +920,15 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	if all {
 		// The process's change can stop it driving the lag of any of
 		// its partitions, which changes what its co-owners ask for.
-		for _, idx := range mergeSorted(before, pr.owned) {
+		reached := mergeSorted(before, pr.owned)
+		for _, idx := range reached {
 			l.forgetOthers(l.parts[idx], proc)
 		}
 		l.recount(proc)
 		// The walk refreshes everything noted so far; what it sets is
 		// noted again.
 		pr.recheck, pr.recheckAll = pr.recheck[:0], false
-		for _, idx := range mergeSorted(before, pr.owned) {
+		for _, idx := range reached {
 			l.refresh(idx)
 		}
 		return

@@ -89,7 +89,7 @@ func (l *ledger) closeZero(p *partLedger) {
 
 // addPiece keeps the part of a piece inside the window.
 func (l *ledger) addPiece(p *partLedger, q latencyPiece) {
-	ws := sec(l.windowStart)
+	ws := l.windowSec
 	if q.t1 < ws || q.mass <= 0 {
 		return
 	}
