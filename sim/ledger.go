@@ -127,7 +127,11 @@ type procLedger struct {
 	stalled bool
 	member  int // coordinator member ids registered for this process
 	rate    float64
-	owned   []int // sorted partition indices the process believes it owns
+	// owned are the sorted partition indices the process believes it
+	// owns. A change replaces the list rather than changing it in place,
+	// so that a list taken before (touchParts' view of the claims before
+	// a change, a commit's partitions) stays as it was.
+	owned []int
 	// processingCount is how many owned partitions it is processing.
 	processingCount int
 	// processed are the records it processed as the lag-driving owner
@@ -882,7 +886,7 @@ func (l *ledger) touchProc(proc int, change func()) { l.touchParts(proc, nil, ch
 // then (by settle).
 func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	pr := l.procs[proc]
-	before := slices.Clone(pr.owned)
+	before := pr.owned
 	all := idxs == nil || l.walkAll
 	// A change names its partitions in the ledger's order as a rule;
 	// those proc neither held nor holds are not its to view or refresh
@@ -1065,6 +1069,8 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	}
 	l.advanceAll(idxs)
 	l.touchParts(proc, idxs, func() {
+		owned := make([]int, len(pr.owned), len(pr.owned)+len(idxs))
+		copy(owned, pr.owned)
 		for _, idx := range idxs {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
@@ -1076,9 +1082,10 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 			l.claims++
 			behind := l.lagAt(p, l.now())
 			p.owners = append(p.owners, ownership{proc: proc, serial: l.claims, behind: behind, behind0: behind})
-			pr.owned = append(pr.owned, idx)
+			owned = append(owned, idx)
 		}
-		slices.Sort(pr.owned)
+		slices.Sort(owned)
+		pr.owned = owned
 	})
 }
 
@@ -1128,13 +1135,16 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 		}
 		if len(released) == len(pr.owned) {
 			// An eager revocation lets go of everything.
-			pr.owned = pr.owned[:0]
+			pr.owned = nil
 		} else if len(released) > 0 {
 			slices.Sort(released)
-			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool {
-				_, gone := slices.BinarySearch(released, idx)
-				return gone
-			})
+			kept := make([]int, 0, len(pr.owned)-len(released))
+			for _, idx := range pr.owned {
+				if _, gone := slices.BinarySearch(released, idx); !gone {
+					kept = append(kept, idx)
+				}
+			}
+			pr.owned = kept
 		}
 	})
 	if dup > 0 {
@@ -1208,7 +1218,7 @@ func (l *ledger) Positions(proc int) Positions {
 		// The partitions change only with the process's list, and a
 		// request keeps the slices it was given: they are built again,
 		// not changed, when the list changes.
-		pr.ownedTPs, pr.ownedIdx = l.relist(pr.owned, pr.ownedTPs, pr.ownedIdx), slices.Clone(pr.owned)
+		pr.ownedTPs, pr.ownedIdx = l.relist(pr.owned, pr.ownedTPs, pr.ownedIdx), pr.owned
 		pr.listed = true
 	}
 	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
