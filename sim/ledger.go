@@ -30,8 +30,10 @@ import (
 type ledger struct {
 	now         func() time.Duration
 	windowStart time.Duration
-	procs       []*procLedger
-	parts       []*partLedger
+	// windowSec is windowStart in seconds, for the latency pieces.
+	windowSec float64
+	procs     []*procLedger
+	parts     []*partLedger
 	// tps are the partitions by ledger index, apart from the rest of
 	// their state, so that listing a member's partitions (for a commit)
 	// reads them in one run.
@@ -49,10 +51,10 @@ type ledger struct {
 	// partLedger.processing).
 	processing int
 	// lag aggregates Σ lag as sumA + sumS*t over partitions whose lag is not
-	// pinned at zero; zeros is a heap of the instants at which draining
+	// pinned at zero; zeros are the instants at which draining
 	// partitions reach zero lag.
 	sumA, sumS float64
-	zeros      zeroHeap
+	zeros      zeroQueue
 	// catching is set while catchUp applies the instants partitions ran
 	// out of lag, so that the lag it observes on the way does not recurse.
 	catching bool
@@ -102,6 +104,13 @@ type ledger struct {
 	// shareChanges is allocateAt's scratch list, reused from one call
 	// to the next.
 	shareChanges []shareChange
+	// changing is set while touchParts changes a process's claims and
+	// refreshes what they reach: until it is done, a partition's driver
+	// (driverProc) and its process's counts may trail its owners.
+	changing bool
+	// redemands and relagging are redemand's scratch lists, reused
+	// likewise.
+	redemands, relagging []memoDemand
 }
 
 // duplicateRelease is one release of partitions without a commit.
@@ -118,7 +127,11 @@ type procLedger struct {
 	stalled bool
 	member  int // coordinator member ids registered for this process
 	rate    float64
-	owned   []int // sorted partition indices the process believes it owns
+	// owned are the sorted partition indices the process believes it
+	// owns. A change replaces the list rather than changing it in place,
+	// so that a list taken before (touchParts' view of the claims before
+	// a change, a commit's partitions) stays as it was.
+	owned []int
 	// processingCount is how many owned partitions it is processing.
 	processingCount int
 	// processed are the records it processed as the lag-driving owner
@@ -131,10 +144,11 @@ type procLedger struct {
 	lines      int
 	lagA, lagS float64
 	// ownedTPs and ownedIdx are the partitions of owned and their
-	// indexes, for Positions; nil when owned changed since they were
-	// listed.
+	// indexes, for Positions, as they were last listed; listed tells
+	// that owned has not changed since.
 	ownedTPs []kafka.TopicPartition
 	ownedIdx []int
+	listed   bool
 	// sends are its commit requests not answered yet, oldest first, and
 	// accepted the last one the coordinator accepted whole. A claim's
 	// count at a send is worked out from its partition's anchor when it
@@ -150,6 +164,9 @@ type procLedger struct {
 	// recheckAll stands for all it owns.
 	recheck    []int
 	recheckAll bool
+	// drained are partitions it owns whose lag ran out at the instant
+	// catchUp is applying, for redemand.
+	drained []int
 }
 
 // commitSend is a commit request a process built at at: it covers the
@@ -280,10 +297,11 @@ type partLedger struct {
 	segStart time.Duration
 
 	// stuck is set while the partition has a current owner, lag and no
-	// processing, since stuckFrom; stuckOwners name its owners then.
+	// processing, since stuckFrom; stuckOwners are the processes of its
+	// current owners then.
 	stuck       bool
 	stuckFrom   time.Duration
-	stuckOwners []string
+	stuckOwners []int
 }
 
 // defaultMemoMin is ledger.memoMin: below a few dozen partitions a
@@ -291,7 +309,7 @@ type partLedger struct {
 const defaultMemoMin = 32
 
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
-	return &ledger{now: now, windowStart: windowStart, topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin}
+	return &ledger{now: now, windowStart: windowStart, windowSec: sec(windowStart), topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin}
 }
 
 func (l *ledger) addProcess(name string, rate float64) int {
@@ -332,7 +350,7 @@ func (l *ledger) overlap(a, b time.Duration) time.Duration {
 // processingOwner returns the owner driving the lag model, or -1.
 func (l *ledger) processingOwner(p *partLedger, idx int) int {
 	for i := len(p.owners) - 1; i >= 0; i-- {
-		if o := p.owners[i]; l.procs[o.proc].running() && !o.revoking {
+		if o := &p.owners[i]; l.procs[o.proc].running() && !o.revoking {
 			return i
 		}
 	}
@@ -373,7 +391,8 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	// running one, as processingOwner), the zombies and whether two
 	// current members own the partition (doublyOwned).
 	owner, zombies, current := -1, 0, 0
-	for i, o := range p.owners {
+	for i := range p.owners {
+		o := &p.owners[i]
 		pr := l.procs[o.proc]
 		if pr.current() {
 			current++
@@ -393,9 +412,10 @@ func (l *ledger) advanceTo(idx int, t time.Duration) {
 	}
 	if zombies > 0 && dt > 0 {
 		p.zombieSec += time.Duration(zombies) * dt
-		for _, o := range p.owners {
-			if pr := l.procs[o.proc]; pr.member == 0 && pr.running() {
-				l.noteZombie(o.proc, max(p.viewT, l.windowStart))
+		for i := range p.owners {
+			proc := p.owners[i].proc
+			if pr := l.procs[proc]; pr.member == 0 && pr.running() {
+				l.noteZombie(proc, max(p.viewT, l.windowStart))
 			}
 		}
 	}
@@ -421,7 +441,7 @@ func (l *ledger) noteZombie(proc int, at time.Duration) {
 
 // modeOf is how owner i of p accrues, owner being the lag-driving one.
 func (l *ledger) modeOf(p *partLedger, i, owner int) ownerMode {
-	o := p.owners[i]
+	o := &p.owners[i]
 	switch {
 	case i == owner:
 		return modeDriver
@@ -656,8 +676,8 @@ func (p *procLedger) current() bool { return p.member > 0 && p.alive }
 // believe they own the partition.
 func (l *ledger) doublyOwned(p *partLedger) bool {
 	n := 0
-	for _, o := range p.owners {
-		if l.procs[o.proc].current() {
+	for i := range p.owners {
+		if l.procs[p.owners[i].proc].current() {
 			n++
 		}
 	}
@@ -866,7 +886,7 @@ func (l *ledger) touchProc(proc int, change func()) { l.touchParts(proc, nil, ch
 // then (by settle).
 func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	pr := l.procs[proc]
-	before := slices.Clone(pr.owned)
+	before := pr.owned
 	all := idxs == nil || l.walkAll
 	// A change names its partitions in the ledger's order as a rule;
 	// those proc neither held nor holds are not its to view or refresh
@@ -891,9 +911,11 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	} else {
 		l.advanceAll(held)
 	}
+	l.changing = true
+	defer func() { l.changing = false }()
 	change()
 	if !slices.Equal(before, pr.owned) {
-		pr.ownedTPs, pr.ownedIdx = nil, nil
+		pr.listed = false
 	}
 	if len(pr.owned) == 0 {
 		// No claim is left for an unanswered commit to cover.
@@ -902,14 +924,15 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	if all {
 		// The process's change can stop it driving the lag of any of
 		// its partitions, which changes what its co-owners ask for.
-		for _, idx := range mergeSorted(before, pr.owned) {
+		reached := mergeSorted(before, pr.owned)
+		for _, idx := range reached {
 			l.forgetOthers(l.parts[idx], proc)
 		}
 		l.recount(proc)
 		// The walk refreshes everything noted so far; what it sets is
 		// noted again.
 		pr.recheck, pr.recheckAll = pr.recheck[:0], false
-		for _, idx := range mergeSorted(before, pr.owned) {
+		for _, idx := range reached {
 			l.refresh(idx)
 		}
 		return
@@ -962,8 +985,8 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 // A list grown past its process's partitions gives way to the whole
 // list.
 func (l *ledger) noteLine(p *partLedger) {
-	for _, o := range p.owners {
-		pr := l.procs[o.proc]
+	for i := range p.owners {
+		pr := l.procs[p.owners[i].proc]
 		if pr.recheckAll {
 			continue
 		}
@@ -1046,6 +1069,8 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	}
 	l.advanceAll(idxs)
 	l.touchParts(proc, idxs, func() {
+		owned := make([]int, len(pr.owned), len(pr.owned)+len(idxs))
+		copy(owned, pr.owned)
 		for _, idx := range idxs {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
@@ -1057,9 +1082,10 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 			l.claims++
 			behind := l.lagAt(p, l.now())
 			p.owners = append(p.owners, ownership{proc: proc, serial: l.claims, behind: behind, behind0: behind})
-			pr.owned = append(pr.owned, idx)
+			owned = append(owned, idx)
 		}
-		slices.Sort(pr.owned)
+		slices.Sort(owned)
+		pr.owned = owned
 	})
 }
 
@@ -1092,7 +1118,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 		var released []int
 		for _, idx := range idxs {
 			p := l.parts[idx]
-			i := slices.IndexFunc(p.owners, func(o ownership) bool { return o.proc == proc })
+			i := ownerIndex(p, proc)
 			if i < 0 {
 				continue
 			}
@@ -1107,12 +1133,18 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 				l.revocations++
 			}
 		}
-		if len(released) > 0 {
+		if len(released) == len(pr.owned) {
+			// An eager revocation lets go of everything.
+			pr.owned = nil
+		} else if len(released) > 0 {
 			slices.Sort(released)
-			pr.owned = slices.DeleteFunc(pr.owned, func(idx int) bool {
-				_, gone := slices.BinarySearch(released, idx)
-				return gone
-			})
+			kept := make([]int, 0, len(pr.owned)-len(released))
+			for _, idx := range pr.owned {
+				if _, gone := slices.BinarySearch(released, idx); !gone {
+					kept = append(kept, idx)
+				}
+			}
+			pr.owned = kept
 		}
 	})
 	if dup > 0 {
@@ -1182,14 +1214,12 @@ func (l *ledger) Positions(proc int) Positions {
 	pr := l.procs[proc]
 	t := l.now()
 	l.catchUp(t)
-	if pr.ownedTPs == nil {
+	if !pr.listed {
 		// The partitions change only with the process's list, and a
 		// request keeps the slices it was given: they are built again,
 		// not changed, when the list changes.
-		pr.ownedTPs, pr.ownedIdx = make([]kafka.TopicPartition, len(pr.owned)), slices.Clone(pr.owned)
-		for j, idx := range pr.owned {
-			pr.ownedTPs[j] = l.tps[idx]
-		}
+		pr.ownedTPs, pr.ownedIdx = l.relist(pr.owned, pr.ownedTPs, pr.ownedIdx), pr.owned
+		pr.listed = true
 	}
 	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
 	if len(pr.owned) > 0 {
@@ -1198,6 +1228,32 @@ func (l *ledger) Positions(proc int) Positions {
 		pr.sends = append(pr.sends, pos.send)
 	}
 	return pos
+}
+
+// relist lists the partitions of owned, given those of the earlier list
+// was (ascending, their partitions wasTPs): a list mostly changes by a
+// few partitions, and the runs it keeps are copied from the earlier list
+// in order rather than looked up across the ledger one by one.
+func (l *ledger) relist(owned []int, wasTPs []kafka.TopicPartition, was []int) []kafka.TopicPartition {
+	out := make([]kafka.TopicPartition, len(owned))
+	j := 0
+	for k := 0; k < len(owned); {
+		for j < len(was) && was[j] < owned[k] {
+			j++
+		}
+		if j == len(was) || was[j] != owned[k] {
+			out[k] = l.tps[owned[k]]
+			k++
+			continue
+		}
+		n := 1
+		for k+n < len(owned) && j+n < len(was) && owned[k+n] == was[j+n] {
+			n++
+		}
+		copy(out[k:k+n], wasTPs[j:j+n])
+		k, j = k+n, j+n
+	}
+	return out
 }
 
 // claimAt is owner i of p's processed count and position at t, without
@@ -1455,70 +1511,6 @@ func (l *ledger) history() []Segment {
 		out = append(out, p.segments...)
 	}
 	return out
-}
-
-// zeroAt is the instant a draining partition's lag line reaches zero, for
-// the lag line of version ver.
-type zeroAt struct {
-	at   time.Duration
-	part int // ledger index
-	ver  int
-}
-
-// zeroHeap orders the instants partitions run out of lag, earliest first;
-// partitions that run out at one instant come in the order of their names
-// (rank), so that catchUp applies them in an order that does not depend
-// on how events happened to push them.
-type zeroHeap struct {
-	items []zeroAt
-	// rank is each partition's place among all partitions ordered by
-	// name, indexed by ledger index; ranks are renumbered when partitions
-	// are added, which keeps the relative order of those in the heap.
-	rank []int32
-}
-
-func (h *zeroHeap) Len() int { return len(h.items) }
-
-func (h *zeroHeap) less(a, b zeroAt) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return h.rank[a.part] < h.rank[b.part]
-}
-
-func (h *zeroHeap) push(z zeroAt) {
-	h.items = append(h.items, z)
-	i := len(h.items) - 1
-	for i > 0 {
-		up := (i - 1) / 2
-		if !h.less(h.items[i], h.items[up]) {
-			break
-		}
-		h.items[i], h.items[up] = h.items[up], h.items[i]
-		i = up
-	}
-}
-
-func (h *zeroHeap) pop() zeroAt {
-	top := h.items[0]
-	n := len(h.items) - 1
-	h.items[0] = h.items[n]
-	h.items = h.items[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if r := c + 1; r < n && h.less(h.items[r], h.items[c]) {
-			c = r
-		}
-		if !h.less(h.items[c], h.items[i]) {
-			break
-		}
-		h.items[i], h.items[c] = h.items[c], h.items[i]
-		i = c
-	}
-	return top
 }
 
 // rankByName renumbers the partitions in the order of their names.

@@ -64,15 +64,25 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 				t.Fatalf("seed %d step %d: ProcessingFraction %v, oracle %v", seed, step, got, want)
 			}
 		}
-		// The heap yields its entries by instant, then by partition name.
-		items := slices.Clone(l.zeros.items)
+		// The queue yields its entries by instant, then by partition name.
+		var items []zeroAt
+		for _, s := range l.zeros.slot {
+			items = append(items, l.zeros.lists[s]...)
+		}
 		slices.SortFunc(items, func(a, b zeroAt) int {
-			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.parts[a.part].name, l.parts[b.part].name))
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.parts[a.part].name, l.parts[b.part].name), cmp.Compare(b.ver, a.ver))
 		})
-		for i := range items {
-			if got := l.zeros.pop(); got.at != items[i].at || l.parts[got.part].name != l.parts[items[i].part].name {
-				t.Fatalf("seed %d: heap entry %d is %v, sorted oracle %v", seed, i, got, items[i])
+		// A partition comes once an instant, with its last version.
+		items = slices.CompactFunc(items, func(a, b zeroAt) bool { return a.at == b.at && a.part == b.part })
+		i := 0
+		for _, got := range takeAll(&l.zeros) {
+			if got.at != items[i].at || l.parts[got.part].name != l.parts[items[i].part].name {
+				t.Fatalf("seed %d: queue entry %d is %v, sorted oracle %v", seed, i, got, items[i])
 			}
+			i++
+		}
+		if i != len(items) {
+			t.Fatalf("seed %d: the queue yields %d entries, holds %d", seed, i, len(items))
 		}
 	}
 }
@@ -99,29 +109,48 @@ func oracleBacklog(l *ledger, proc int) float64 {
 	return total
 }
 
-// TestZeroHeapOrder pushes instants with many ties and checks that they
+// TestZeroQueueOrder pushes instants with many ties and checks that they
 // come out by instant and then by partition name, which differs from the
-// ledger's order ("t-10" before "t-2").
-func TestZeroHeapOrder(t *testing.T) {
+// ledger's order ("t-10" before "t-2"), each partition once an instant
+// with the last version pushed for it. Five instants over 500 pushes
+// crowd about 100 entries into each (ordered by marking ranks); 5,000
+// instants leave mostly one (ordered by sorting).
+func TestZeroQueueOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	l := newLedger(func() time.Duration { return 0 }, 0, false)
-	for p := range int32(30) {
+	for p := range int32(100) {
 		l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, 1, nil, true)
 	}
 	l.rankByName()
-	var pushed []zeroAt
-	for range 500 {
-		z := zeroAt{at: time.Duration(rng.IntN(5)), part: rng.IntN(30)}
-		pushed = append(pushed, z)
-		l.zeros.push(z)
-	}
-	slices.SortStableFunc(pushed, func(a, b zeroAt) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.parts[a.part].name, l.parts[b.part].name))
-	})
-	for i, want := range pushed {
-		if got := l.zeros.pop(); got.at != want.at || got.part != want.part {
-			t.Fatalf("pop %d = %+v, want %+v", i, got, want)
+	for _, instants := range []int{5, 5000} {
+		latest := map[[2]int]int{} // (instant, partition) -> last version pushed
+		for ver := range 500 {
+			z := zeroAt{at: time.Duration(rng.IntN(instants)), part: rng.IntN(100), ver: ver}
+			latest[[2]int{int(z.at), z.part}] = ver
+			l.zeros.push(z)
 		}
+		var want []zeroAt
+		for k, ver := range latest {
+			want = append(want, zeroAt{at: time.Duration(k[0]), part: k[1], ver: ver})
+		}
+		slices.SortFunc(want, func(a, b zeroAt) int {
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.parts[a.part].name, l.parts[b.part].name))
+		})
+		got := takeAll(&l.zeros)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d instants: the queue yields %v, want %v", instants, got, want)
+		}
+	}
+}
+
+// takeAll empties q, instant by instant.
+func takeAll(q *zeroQueue) []zeroAt {
+	var out []zeroAt
+	for {
+		if _, ok := q.next(); !ok {
+			return out
+		}
+		out = append(out, q.take()...)
 	}
 }
 
@@ -383,6 +412,64 @@ func (f *ledgerFuzz) checkCommitted(t *testing.T, seed uint64, step int) {
 			if got, want := f.l.committedOf(p, o), f.committed[o.serial]; got != want {
 				t.Fatalf("seed %d step %d: partition %d claim %d committed %v, oracle %v", seed, step, idx, o.serial, got, want)
 			}
+		}
+	}
+}
+
+// TestMergeDemands checks the in-place merge of two demand lists against
+// sorting them together: demands are drawn from few needs, so that ties
+// fall to the partition.
+func TestMergeDemands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	list := func() []memoDemand {
+		out := make([]memoDemand, rng.IntN(6))
+		for i := range out {
+			out[i] = memoDemand{idx: rng.IntN(50), need: float64(rng.IntN(3))}
+		}
+		slices.SortFunc(out, byNeed)
+		return out
+	}
+	for range 500 {
+		a, b := list(), list()
+		want := slices.SortedFunc(slices.Values(append(slices.Clone(a), b...)), byNeed)
+		if got := mergeDemands(a, b, byNeed); !slices.Equal(got, want) {
+			t.Fatalf("mergeDemands(%v, %v) = %v, want %v", a, b, got, want)
+		}
+	}
+}
+
+// TestRelist checks that a list of partitions built from an earlier one
+// names the same partitions as looking each up: lists drawn from 40
+// partitions, the new one mostly the old with a few dropped and added.
+func TestRelist(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	l := newLedger(func() time.Duration { return 0 }, 0, false)
+	for p := range int32(40) {
+		l.addPartition(kafka.TopicPartition{Topic: "t", Partition: p}, 1, nil, true)
+	}
+	for range 500 {
+		var was, owned []int
+		for idx := range 40 {
+			in := rng.IntN(2) == 0
+			if in {
+				was = append(was, idx)
+			}
+			if in != (rng.IntN(8) == 0) {
+				owned = append(owned, idx)
+			}
+		}
+		wasTPs := make([]kafka.TopicPartition, len(was))
+		for k, idx := range was {
+			wasTPs[k] = l.tps[idx]
+		}
+		got := l.relist(owned, wasTPs, was)
+		for k, idx := range owned {
+			if got[k] != l.tps[idx] {
+				t.Fatalf("relist(%v from %v)[%d] = %v, want %v", owned, was, k, got[k], l.tps[idx])
+			}
+		}
+		if len(got) != len(owned) {
+			t.Fatalf("relist(%v from %v) lists %d partitions", owned, was, len(got))
 		}
 	}
 }

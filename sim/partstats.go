@@ -89,7 +89,7 @@ func (l *ledger) closeZero(p *partLedger) {
 
 // addPiece keeps the part of a piece inside the window.
 func (l *ledger) addPiece(p *partLedger, q latencyPiece) {
-	ws := sec(l.windowStart)
+	ws := l.windowSec
 	if q.t1 < ws || q.mass <= 0 {
 		return
 	}
@@ -165,15 +165,12 @@ func (l *ledger) observePartition(p *partLedger, newLag float64, t time.Duration
 // no protocol invariant sees. A partition that produces nothing and has
 // no backlog is idle, not stuck.
 func (l *ledger) refreshStuck(p *partLedger, owner int, t time.Duration) {
-	var owners []string
+	stuck := false
 	if owner < 0 && (p.rate > 0 || l.lagAt(p, t) > 0) {
-		for _, o := range p.owners {
-			if pr := l.procs[o.proc]; pr.current() {
-				owners = append(owners, pr.name)
-			}
+		for i := range p.owners {
+			stuck = stuck || l.procs[p.owners[i].proc].current()
 		}
 	}
-	stuck := len(owners) > 0
 	if stuck == p.stuck {
 		return
 	}
@@ -181,7 +178,16 @@ func (l *ledger) refreshStuck(p *partLedger, owner int, t time.Duration) {
 		l.closeStuck(p, t)
 		return
 	}
-	p.stuck, p.stuckFrom, p.stuckOwners = true, t, owners
+	// Every revocation stops a partition under a current owner, so the
+	// owners are kept in the partition's own list, reused from one
+	// stretch to the next, and named only when a stretch is reported.
+	p.stuckOwners = p.stuckOwners[:0]
+	for _, o := range p.owners {
+		if l.procs[o.proc].current() {
+			p.stuckOwners = append(p.stuckOwners, o.proc)
+		}
+	}
+	p.stuck, p.stuckFrom = true, t
 }
 
 // closeStuck ends a stuck stretch at t, reporting it if it lasted longer
@@ -192,9 +198,13 @@ func (l *ledger) closeStuck(p *partLedger, t time.Duration) {
 	if t-p.stuckFrom <= l.stuckAfter || at < l.windowStart {
 		return
 	}
-	l.findings = append(l.findings, Finding{Kind: "stuck_partition", At: sec(at), Members: p.stuckOwners, Partitions: []string{p.name},
+	owners := make([]string, len(p.stuckOwners))
+	for i, proc := range p.stuckOwners {
+		owners[i] = l.procs[proc].name
+	}
+	l.findings = append(l.findings, Finding{Kind: "stuck_partition", At: sec(at), Members: owners, Partitions: []string{p.name},
 		Detail: fmt.Sprintf("%s owned %s as a current member but processed none of it for %s (stuck_after %s) while its lag reached %.0f records",
-			strings.Join(p.stuckOwners, ", "), p.name, t-p.stuckFrom, l.stuckAfter, l.lagAt(p, t))})
+			strings.Join(owners, ", "), p.name, t-p.stuckFrom, l.stuckAfter, l.lagAt(p, t))})
 }
 
 // utilisation is the share of its capacity proc used over the window.

@@ -18,7 +18,7 @@ import (
 // Demands change only when a partition runs out of lag (its demand falls
 // to its rate) or when something changes the process, its partitions or
 // their rates; the last are ledger changes already. The first happens
-// between changes, at the instants in the zeros heap, and catchUp applies
+// between changes, at the instants in the zeros queue, and catchUp applies
 // them in time order before the ledger moves past them.
 
 // allocate shares proc's capacity over the partitions it processes now.
@@ -66,45 +66,102 @@ func byNeed(a, b memoDemand) int {
 
 func byIdx(a, b shareChange) int { return cmp.Compare(a.idx, b.idx) }
 
+func byDemandIdx(a, b memoDemand) int { return cmp.Compare(a.idx, b.idx) }
+
 // forget drops the share memos of p's owners.
 func (l *ledger) forget(p *partLedger) {
-	for _, o := range p.owners {
-		l.procs[o.proc].memo.valid = false
+	for i := range p.owners {
+		l.procs[p.owners[i].proc].memo.valid = false
 	}
 }
 
-// redemand works out again, in its owners' share memos, the demands of
-// p, whose lag ran out at t; the shares stay as they are until the
-// owners share again.
-func (l *ledger) redemand(p *partLedger, t time.Duration) {
-	for i, o := range p.owners {
-		m := &l.procs[o.proc].memo
-		if !m.valid {
-			continue
+// redemand works out again, in proc's share memo, the demands of the
+// partitions of its claims whose lag ran out at t (pr.drained, each
+// once); the shares stay as they are until the process shares again. A
+// demand depends on its partition alone and the memo's lists are in a
+// total order, so the memo is updated in one pass for all of them, not
+// once per partition.
+func (l *ledger) redemand(proc int, t time.Duration) {
+	pr := l.procs[proc]
+	drained := pr.drained
+	pr.drained = pr.drained[:0]
+	m := &pr.memo
+	switch {
+	case !m.valid:
+		return
+	case len(pr.owned) < l.memoMin:
+		// Sharing a few partitions again from scratch costs less than
+		// keeping their memo up to date at every drain.
+		m.valid = false
+		return
+	case m.timed && m.at != t:
+		m.valid = false
+		return
+	}
+	// The lagging demands are by partition, as drained is once sorted:
+	// one merge takes out those of drained, and leaves those the memo
+	// does not know lagged (not processing it, or the memo is out of
+	// date).
+	slices.Sort(drained)
+	var unknown []int
+	finite, lagging := l.redemands[:0], l.relagging[:0]
+	k, j := 0, 0
+	for _, e := range m.lagging {
+		for j < len(drained) && drained[j] < e.idx {
+			unknown = append(unknown, drained[j])
+			j++
 		}
-		if len(l.procs[o.proc].owned) < l.memoMin {
-			// Sharing a few partitions again from scratch costs less
-			// than keeping their memo up to date at every drain.
-			m.valid = false
-			continue
-		}
-		if m.timed && m.at != t {
-			m.valid = false
-			continue
-		}
-		k := slices.IndexFunc(m.lagging, func(e memoDemand) bool { return e.idx == p.idx })
-		if k < 0 {
-			// Not processing it, or the memo does not know it lagged.
-			if slices.ContainsFunc(m.finite, func(e memoDemand) bool { return e.idx == p.idx }) {
-				m.valid = false
+		if j < len(drained) && drained[j] == e.idx {
+			p := l.parts[e.idx]
+			j++
+			need, timed := l.demandOf(p, ownerIndex(p, proc), t)
+			if timed {
+				m.timed, m.at = true, t
+			}
+			if d := (memoDemand{e.idx, need, e.alloc}); math.IsInf(need, 1) {
+				lagging = append(lagging, d)
+			} else {
+				finite = append(finite, d)
 			}
 			continue
 		}
-		e := m.lagging[k]
-		m.lagging = slices.Delete(m.lagging, k, k+1)
-		need, timed := l.demandOf(p, i, t)
-		l.remember(m, memoDemand{e.idx, need, e.alloc}, timed, t)
+		m.lagging[k] = e
+		k++
 	}
+	unknown = append(unknown, drained[j:]...)
+	m.lagging = m.lagging[:k]
+	if len(unknown) > 0 && slices.ContainsFunc(m.finite, func(e memoDemand) bool {
+		_, found := slices.BinarySearch(unknown, e.idx)
+		return found
+	}) {
+		m.valid = false
+		return
+	}
+	slices.SortFunc(finite, byNeed)
+	m.finite = mergeDemands(m.finite, finite, byNeed)
+	m.lagging = mergeDemands(m.lagging, lagging, byDemandIdx)
+	l.redemands, l.relagging = finite[:0], lagging[:0]
+}
+
+// mergeDemands merges add into dst, both ascending by cmp, in place.
+func mergeDemands(dst, add []memoDemand, cmp func(a, b memoDemand) int) []memoDemand {
+	if len(add) == 0 {
+		return dst
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(add))[:n+len(add)]
+	// From the back, so that no entry is overwritten before it moves.
+	i, j := n-1, len(add)-1
+	for k := len(dst) - 1; j >= 0; k-- {
+		if i >= 0 && cmp(dst[i], add[j]) > 0 {
+			dst[k] = dst[i]
+			i--
+		} else {
+			dst[k] = add[j]
+			j--
+		}
+	}
+	return dst
 }
 
 // remember adds a demand found at t to memo m, in its place.
@@ -113,7 +170,7 @@ func (l *ledger) remember(m *shareMemo, e memoDemand, timed bool, t time.Duratio
 		m.timed, m.at = true, t
 	}
 	if math.IsInf(e.need, 1) {
-		j, _ := slices.BinarySearchFunc(m.lagging, e, func(a, b memoDemand) int { return cmp.Compare(a.idx, b.idx) })
+		j, _ := slices.BinarySearchFunc(m.lagging, e, byDemandIdx)
 		m.lagging = slices.Insert(m.lagging, j, e)
 	} else {
 		j, _ := slices.BinarySearchFunc(m.finite, e, byNeed)
@@ -123,9 +180,9 @@ func (l *ledger) remember(m *shareMemo, e memoDemand, timed bool, t time.Duratio
 
 // forgetOthers drops the share memos of p's owners other than proc.
 func (l *ledger) forgetOthers(p *partLedger, proc int) {
-	for _, o := range p.owners {
-		if o.proc != proc {
-			l.procs[o.proc].memo.valid = false
+	for i := range p.owners {
+		if q := p.owners[i].proc; q != proc {
+			l.procs[q].memo.valid = false
 		}
 	}
 }
@@ -204,7 +261,14 @@ func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareCha
 		return l.allocateAt(proc, t)
 	}
 	if len(idxs) > 0 {
+		// A change mostly reaches a partition or two of many: most
+		// demands fall outside the span of idxs, which two comparisons
+		// tell.
+		lo, hi := idxs[0], idxs[len(idxs)-1]
 		changed := func(e memoDemand) bool {
+			if e.idx < lo || e.idx > hi {
+				return false
+			}
 			_, found := slices.BinarySearch(idxs, e.idx)
 			return found
 		}
@@ -266,20 +330,24 @@ func (l *ledger) share(proc int, changes []shareChange) []shareChange {
 // out at one instant are handled together, so that an owner whose
 // partitions drain at once is shared again once.
 func (l *ledger) catchUp(t time.Duration) {
-	if l.catching {
+	// Most calls find nothing due: they return before setting up the
+	// loop.
+	if at, ok := l.zeros.next(); l.catching || !ok || at > t {
 		return
 	}
 	l.catching = true
 	defer func() { l.catching = false }()
-	for l.zeros.Len() > 0 && l.zeros.items[0].at <= t {
-		at := l.zeros.items[0].at
+	for {
+		at, ok := l.zeros.next()
+		if !ok || at > t {
+			break
+		}
 		l.startLagPath(at)
 		if l.lagPath.started && at >= l.windowStart {
 			l.lagPath.record(at, l.sumLag(at))
 		}
 		var procs []int
-		for l.zeros.Len() > 0 && l.zeros.items[0].at == at {
-			z := l.zeros.pop()
+		for _, z := range l.zeros.take() {
 			p := l.parts[z.part]
 			if z.ver != p.zeroVer || !p.active {
 				continue
@@ -302,14 +370,19 @@ func (l *ledger) catchUp(t time.Duration) {
 			p.lag, p.lagT, p.slope = 0, at, 0
 			p.zeroVer++
 			l.mark(p, l.processingOwner(p, p.idx))
-			l.redemand(p, at)
 			l.noteLine(p)
-			for _, o := range p.owners {
-				procs = append(procs, o.proc)
+			for i := range p.owners {
+				proc := p.owners[i].proc
+				l.procs[proc].drained = append(l.procs[proc].drained, p.idx)
+				procs = append(procs, proc)
 			}
 		}
 		slices.Sort(procs)
-		for _, proc := range slices.Compact(procs) {
+		procs = slices.Compact(procs)
+		for _, proc := range procs {
+			l.redemand(proc, at)
+		}
+		for _, proc := range procs {
 			l.reshare(proc, at)
 		}
 	}
@@ -321,6 +394,14 @@ func (l *ledger) catchUp(t time.Duration) {
 func (l *ledger) reshare(proc int, t time.Duration) {
 	pr := l.procs[proc]
 	if !pr.running() || pr.processingCount < 2 {
+		return
+	}
+	// A process that drives every partition it owns and has no lag line
+	// left has nothing lagging (lineIn keeps a line in its driver's sum
+	// while it is not pinned at zero); only during a change to its claims
+	// (touchParts), which catchUp can interrupt, do the counts trail the
+	// claims.
+	if !l.changing && pr.lines == 0 && pr.driving == len(pr.owned) {
 		return
 	}
 	lagging := false
