@@ -148,13 +148,13 @@ func (c *Client) targetAssignmentReconciled() bool { return c.current.equal(c.ta
 // keeps being processed throughout. All topics resolve at once: the model
 // has no metadata lag for topic ids.
 //
-// canCommit says the application's poll event asks
-// (ApplicationEventProcessor.process(AsyncPollEvent) passes true); the
-// background thread's own pass passes false
-// (AbstractMembershipManager.poll). A reconciliation that may commit
-// waits for the poll event: with enable.auto.commit every one, since the
-// commit before revocation is the application's (4.0 to 4.3), and from
-// 4.3 also any that revokes. The client asks for the next poll() meanwhile.
+// canCommit says the application's poll event asks (the PollEvent of
+// 4.0 and 4.1, the AsyncPollEvent of 4.2 on: ApplicationEventProcessor
+// passes true); the background thread's own pass passes false
+// (AbstractMembershipManager.poll). Without canCommit nothing starts
+// when enable.auto.commit is on, in every release, and from 4.3 nothing
+// that revokes either: those reconciliations wait for the poll event,
+// and the client asks for the next poll() meanwhile.
 func (c *Client) maybeReconcile(env sim.ClientEnv, canCommit bool, out *sim.Effects) {
 	if c.state != Reconciling || c.targetAssignmentReconciled() || c.reconciliationInProgress {
 		return
