@@ -60,14 +60,7 @@ func (m reconcilingModels) NewClient(self sim.Endpoint, cfg sim.ConsumerConfig) 
 // trace does not show included: the shortcut is only a faster way to the
 // same member.
 func TestAdvanceEpochIsWhatReconcileGives(t *testing.T) {
-	runs := 40
-	if testing.Short() {
-		runs = 10
-	}
-	r := rand.New(rand.NewPCG(2026, 12))
-	for i := 0; i < runs; i++ {
-		sc, protocol := randomScenario(r)
-		label := fmt.Sprintf("run %d (%s, seed %d)", i, protocol, sc.Seed)
+	eachRandomScenario(40, 10, rand.NewPCG(2026, 12), func(label string, sc *sim.Scenario, protocol string) {
 		var fast, slow bytes.Buffer
 		var fastC, slowC *Coordinator
 		if _, err := sim.Run(sc, reconcilingModels{made: &fastC}, sim.RunOptions{Protocol: protocol, Trace: &fast}); err != nil {
@@ -82,5 +75,5 @@ func TestAdvanceEpochIsWhatReconcileGives(t *testing.T) {
 		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
 			t.Errorf("%s: the trace with the stable-member shortcut differs from the one with Reconcile for every member (%d against %d bytes)", label, fast.Len(), slow.Len())
 		}
-	}
+	})
 }

@@ -343,15 +343,8 @@ func randomScenario(r *rand.Rand) (*sim.Scenario, string) {
 // targets, which a member still revoking does not match) can both produce
 // brief double ownership in Kafka as well.
 func TestRandomGroupsKeepInvariants(t *testing.T) {
-	runs := 300
-	if testing.Short() {
-		runs = 40
-	}
-	r := rand.New(rand.NewPCG(848, 2024))
-	for i := 0; i < runs; i++ {
-		sc, protocol := randomScenario(r)
+	eachRandomScenario(300, 40, rand.NewPCG(848, 2024), func(label string, sc *sim.Scenario, protocol string) {
 		failed, mixed := false, false
-		label := fmt.Sprintf("run %d (%s, seed %d)", i, protocol, sc.Seed)
 		res, err := sim.Run(sc, checkedModels{t: t, failed: &failed, label: label, mixed: &mixed}, sim.RunOptions{Protocol: protocol})
 		if err != nil {
 			t.Fatalf("%s: %v", label, err)
@@ -361,6 +354,19 @@ func TestRandomGroupsKeepInvariants(t *testing.T) {
 				t.Errorf("%s: %s at %.3fs: %s %v", label, f.Kind, f.At, f.Detail, f.Members)
 			}
 		}
+	})
+}
+
+// eachRandomScenario calls f with runs random scenarios (short of them
+// under -short) drawn from src, each with the label its failures name.
+func eachRandomScenario(runs, short int, src rand.Source, f func(label string, sc *sim.Scenario, protocol string)) {
+	if testing.Short() {
+		runs = short
+	}
+	r := rand.New(src)
+	for i := 0; i < runs; i++ {
+		sc, protocol := randomScenario(r)
+		f(fmt.Sprintf("run %d (%s, seed %d)", i, protocol, sc.Seed), sc, protocol)
 	}
 }
 
