@@ -136,7 +136,8 @@ func (w *world) commitAwaited(p *process, inc int) {
 // stepClientNow schedules, for this instant, one input to the client of
 // p's incarnation inc on thread t; the input is dropped if the process
 // has restarted by then. The events are pooled: on every rebalance each
-// member of a big group that owns nothing gets its commit answered so.
+// member of a big group asks for a poll() and, if it owns nothing, gets
+// its commit answered so.
 func (w *world) stepClientNow(p *process, inc int, t Thread, in clientInput) {
 	e := w.clientSteps.get()
 	e.p, e.incarnation, e.thread, e.in = p, inc, t, in

@@ -40,6 +40,11 @@ func (w *world) stepClient(p *process, t Thread, in clientInput) {
 	}
 	if t == AppThread {
 		w.pollLoop(p)
+		if in.kind == inputPoll && p.pollEventAt == w.k.Now() && p.appRunnable() {
+			// The client has had this poll() already and asks for the
+			// next one: the poll() in progress returns its batch first.
+			w.returnBatch(p)
+		}
 	}
 	if p.runnable(t) {
 		w.runClient(p, in)
@@ -91,9 +96,7 @@ func (w *world) schedulePoll(p *process) {
 		return
 	}
 	p.pollPending = true
-	e := w.polls.get()
-	e.p, e.incarnation = p, p.incarnation
-	w.k.schedule(w.k.Now(), e)
+	w.stepClientNow(p, p.incarnation, AppThread, clientInput{kind: inputPoll})
 }
 
 // pollLoop brings the application thread's poll loop up to now, the way
@@ -195,31 +198,6 @@ func (w *world) armPoll(p *process) {
 // instant are handled in it, and the loop's phase runs from it.
 func (w *world) polled(p *process) {
 	p.freeAt, p.pollAnchor, p.hasAnchor = w.k.Now(), w.k.Now(), true
-}
-
-// pollDue is the event of an incarnation's next poll(). Like deliveries,
-// polls are pooled: a rebalance of a large group schedules one per member.
-type pollDue struct {
-	p           *process
-	incarnation int
-}
-
-func (e *pollDue) fire() {
-	p, incarnation := e.p, e.incarnation
-	w := p.w
-	w.polls.put(e)
-	if p.incarnation != incarnation {
-		return
-	}
-	if p.alive && p.pollEventAt == w.k.Now() {
-		// The client has had this poll() already, and asks for the next
-		// one: the poll() in progress returns its batch first.
-		w.pollLoop(p)
-		if p.appRunnable() {
-			w.returnBatch(p)
-		}
-	}
-	w.stepClient(p, AppThread, clientInput{kind: inputPoll})
 }
 
 // returnBatch has the poll() in progress return its batch now, if the

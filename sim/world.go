@@ -63,10 +63,9 @@ type world struct {
 	// spare holds Effects buffers for reuse. Applying one model's effects
 	// can step another model, so each step takes its own buffer.
 	spare []*Effects
-	// deliveries, polls and clientSteps hold spent message deliveries,
-	// poll events and client inputs due now for reuse.
+	// deliveries and clientSteps hold spent message deliveries and
+	// client inputs due now (polls among them) for reuse.
 	deliveries  pool[delivery]
-	polls       pool[pollDue]
 	clientSteps pool[clientStep]
 
 	// Pods and autoscaling: names handed out per member, the start-time
@@ -466,12 +465,13 @@ func (w *world) update(p *process) {
 	lp := w.ledger.procs[p.idx]
 	ready := !p.alive || (lp.member > 0 && p.client != nil && !p.closing && len(p.callbacks) == 0 && !p.appBusy && !p.bgCallback && p.client.Settled())
 	owns := w.ledger.Owns(p.idx)
-	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && p.client != nil && p.client.Rebalancing())
+	// The client is asked only where its answer is used.
+	rebalancing := (owns == 0 || w.opts.Timeline) && p.client != nil && p.client.Rebalancing()
+	w.setDerived(p, ready, p.alive && !p.paused && owns == 0 && rebalancing)
 	if !w.opts.Timeline {
 		return
 	}
 	now := w.k.Now()
-	rebalancing := p.client != nil && p.client.Rebalancing()
 	lane := "idle"
 	switch {
 	case !p.alive:
