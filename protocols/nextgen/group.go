@@ -227,12 +227,7 @@ func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 	same := m.assignmentEpochs != nil && next.Assigned.Equal(m.Assigned) && next.PendingRevocation.Equal(m.PendingRevocation)
 	m.Member = next
 	g.countReconciling(m, +1)
-	if m.Assigned == nil {
-		m.Assigned = kafka.Assignment{}
-	}
-	if m.PendingRevocation == nil {
-		m.PendingRevocation = kafka.Assignment{}
-	}
+	m.emptyNotNil()
 	g.partitionEpochs.claim(m.Assigned, m.Epoch)
 	g.partitionEpochs.claim(m.PendingRevocation, m.Epoch)
 	if !same {
@@ -243,19 +238,25 @@ func (g *consumerGroup) setAssignment(m *member, next reconcile.Member) {
 // advanceEpoch moves a stable member that holds its target and revokes
 // nothing to epoch, as setAssignment would with the same partitions, their
 // partition epochs along with it, without building its assignment again.
+// Its lists are not nil already: addMember and setAssignment saw to it.
 func (g *consumerGroup) advanceEpoch(m *member, epoch int32) {
 	g.countReconciling(m, -1)
 	g.partitionEpochs.move(m.Assigned, m.Epoch, epoch)
 	m.PreviousEpoch, m.Epoch = m.Epoch, epoch
+	g.countReconciling(m, +1)
+	if m.assignmentEpochs == nil {
+		m.noteAssignment(m.Assigned, m.PendingRevocation, m.Epoch)
+	}
+}
+
+// emptyNotNil gives a member an empty assignment and revocation where it
+// has none, so that the group's readers need not tell nil from empty.
+func (m *member) emptyNotNil() {
 	if m.Assigned == nil {
 		m.Assigned = kafka.Assignment{}
 	}
 	if m.PendingRevocation == nil {
 		m.PendingRevocation = kafka.Assignment{}
-	}
-	g.countReconciling(m, +1)
-	if m.assignmentEpochs == nil {
-		m.noteAssignment(m.Assigned, m.PendingRevocation, m.Epoch)
 	}
 }
 
@@ -264,12 +265,7 @@ func (g *consumerGroup) addMember(m *member) {
 	if g.byID[m.id] != nil {
 		panic(fmt.Sprintf("nextgen: member %s added twice", m.id))
 	}
-	if m.Assigned == nil {
-		m.Assigned = kafka.Assignment{}
-	}
-	if m.PendingRevocation == nil {
-		m.PendingRevocation = kafka.Assignment{}
-	}
+	m.emptyNotNil()
 	g.putMember(m)
 	g.countReconciling(m, +1)
 	if m.instanceID != "" {
