@@ -350,11 +350,7 @@ func latencyFromHist(pieces pieceChunks, a, b float64, h *latencyHist) LatencySt
 // the same passes: it returns that window's histogram, its percentiles
 // kept with it, beside the windows of the sets.
 func latencyWithin(pieces pieceChunks, a, b float64, bounds ...[]float64) (*latencyHist, [][]LatencyStats) {
-	sets := make([]latencyWindowSet, len(bounds)+1)
-	for k, b := range bounds {
-		sets[k].bounds = b
-	}
-	sets[len(bounds)].bounds = []float64{a, b}
+	sets := windowSets(append(bounds[:len(bounds):len(bounds)], []float64{a, b}))
 	reach := countWindows(pieces, sets)
 	windows := windowLatency(pieces, sets, reach)
 	h := sets[len(bounds)].hists[0]
@@ -367,12 +363,17 @@ func latencyWithin(pieces pieceChunks, a, b float64, bounds ...[]float64) (*late
 // window: one to count each window's histogram, a few to narrow its
 // quantiles' ranges, one to collect their edges.
 func latencyWindows(pieces pieceChunks, bounds ...[]float64) [][]LatencyStats {
+	sets := windowSets(bounds)
+	return windowLatency(pieces, sets, countWindows(pieces, sets))
+}
+
+// windowSets is a window set for each list of bounds.
+func windowSets(bounds [][]float64) []latencyWindowSet {
 	sets := make([]latencyWindowSet, len(bounds))
 	for k, b := range bounds {
 		sets[k].bounds = b
 	}
-	reach := countWindows(pieces, sets)
-	return windowLatency(pieces, sets, reach)
+	return sets
 }
 
 // windowLatency computes the exact percentiles of each window of the sets,
