@@ -177,8 +177,24 @@ func (a Assignment) merge(b Assignment, both bool) Assignment {
 			continue
 		}
 		var kept []int32
-		j := 0
-		for _, p := range ps {
+		j, try := 0, 0
+		for i := 0; i < len(ps); i++ {
+			if i >= try {
+				// The lists agree on a run from here, as a member's old
+				// and new lists mostly do: blocks compared, not one
+				// partition at a time. The last of the run is handled
+				// below, which leaves j on it as the walk would. Past a
+				// block that differs the walk goes a block one by one
+				// before it tries again.
+				if n := commonRun(ps[i:], other[j:]); n > 0 {
+					if both {
+						kept = append(kept, ps[i:i+n-1]...)
+					}
+					i, j = i+n-1, j+n-1
+				}
+				try = i + runBlock
+			}
+			p := ps[i]
 			for j < len(other) && other[j] < p {
 				j++
 			}
@@ -194,6 +210,19 @@ func (a Assignment) merge(b Assignment, both bool) Assignment {
 		}
 	}
 	return out
+}
+
+// runBlock is how many partitions commonRun compares at once.
+const runBlock = 64
+
+// commonRun is the length, a multiple of runBlock, of a run of equal
+// partitions at the start of both a and b.
+func commonRun(a, b []int32) int {
+	n := 0
+	for n+runBlock <= len(a) && n+runBlock <= len(b) && [runBlock]int32(a[n:n+runBlock]) == [runBlock]int32(b[n:n+runBlock]) {
+		n += runBlock
+	}
+	return n
 }
 
 // sameList reports whether a and b are one list: the same length over

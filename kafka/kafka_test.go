@@ -51,32 +51,49 @@ func TestMinusIntersectAgainstMembership(t *testing.T) {
 		rng = rng*6364136223846793005 + 1442695040888963407
 		return int(rng>>33) % n
 	}
+	// Short lists of 16 partition numbers, and long ones of 200, whose
+	// runs in common reach past the blocks commonRun compares at once.
+	span, size := int32(16), 12
 	random := func() Assignment {
 		out := Assignment{}
 		for _, tp := range topics[:next(len(topics)+1)] {
-			for range next(12) {
-				out[tp] = append(out[tp], int32(next(16)))
+			for range next(size) {
+				out[tp] = append(out[tp], int32(next(int(span))))
 			}
 		}
 		return out.Normalize()
 	}
-	for i := range 2000 {
+	for i := range 4000 {
+		if i == 2000 {
+			span, size = 200, 300
+		}
 		a, b := random(), random()
 		for _, tp := range a.Topics() {
 			// Lists equal on both sides, as most of a member's are
 			// before and after a rebalance.
 			// Some are the very same list, as when an assignor hands a
-			// member its own back, or a prefix of it in the same memory.
-			switch next(4) {
+			// member its own back, or a prefix of it in the same memory;
+			// others differ from it by a partition or two.
+			switch next(5) {
 			case 0, 1:
 				b[tp] = slices.Clone(a[tp])
 			case 2:
 				b[tp] = a[tp][:next(len(a[tp])+1)]
+			case 3:
+				c := slices.Clone(a[tp])
+				for range 1 + next(2) {
+					if k := next(len(c) + 1); next(2) == 0 && k < len(c) {
+						c = slices.Delete(c, k, k+1)
+					} else {
+						c = append(c, int32(next(int(span))))
+					}
+				}
+				b[tp] = Assignment{tp: c}.Normalize()[tp]
 			}
 		}
 		minus, inter := a.Minus(b), a.Intersect(b)
 		for _, tp := range topics {
-			for p := range int32(16) {
+			for p := range span {
 				x := TopicPartition{tp, p}
 				inA, inB := a.Contains(x), b.Contains(x)
 				if minus.Contains(x) != (inA && !inB) || inter.Contains(x) != (inA && inB) {

@@ -1042,6 +1042,24 @@ func mergeSorted(a, b []int) []int {
 	return append(out, b[j:]...)
 }
 
+// withoutSorted returns a new list of the partitions of owned not in
+// gone (both ascending, gone within owned): the runs between the gone
+// ones are copied whole, as a member of a big group lets go of a few of
+// its thousand at a time.
+func withoutSorted(owned, gone []int) []int {
+	kept := make([]int, 0, len(owned)-len(gone))
+	from := 0
+	for _, idx := range gone {
+		at, found := slices.BinarySearch(owned[from:], idx)
+		if !found {
+			continue
+		}
+		kept = append(kept, owned[from:from+at]...)
+		from += at + 1
+	}
+	return append(kept, owned[from:]...)
+}
+
 // recount counts the partitions proc processes and shares its capacity
 // over them again.
 func (l *ledger) recount(proc int) { l.allocate(proc) }
@@ -1069,8 +1087,6 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	}
 	l.advanceAll(idxs)
 	l.touchParts(proc, idxs, func() {
-		owned := make([]int, len(pr.owned), len(pr.owned)+len(idxs))
-		copy(owned, pr.owned)
 		for _, idx := range idxs {
 			p := l.parts[idx]
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
@@ -1082,10 +1098,14 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 			l.claims++
 			behind := l.lagAt(p, l.now())
 			p.owners = append(p.owners, ownership{proc: proc, serial: l.claims, behind: behind, behind0: behind})
-			owned = append(owned, idx)
 		}
-		slices.Sort(owned)
-		pr.owned = owned
+		// A merge, not a sort of the whole list: a member of a big group
+		// takes a few partitions at a time beside its thousand.
+		added := idxs
+		if !slices.IsSorted(added) {
+			added = slices.Sorted(slices.Values(added))
+		}
+		pr.owned = mergeSorted(pr.owned, added)
 	})
 }
 
@@ -1138,13 +1158,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 			pr.owned = nil
 		} else if len(released) > 0 {
 			slices.Sort(released)
-			kept := make([]int, 0, len(pr.owned)-len(released))
-			for _, idx := range pr.owned {
-				if _, gone := slices.BinarySearch(released, idx); !gone {
-					kept = append(kept, idx)
-				}
-			}
-			pr.owned = kept
+			pr.owned = withoutSorted(pr.owned, released)
 		}
 	})
 	if dup > 0 {

@@ -260,20 +260,7 @@ func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareCha
 	if l.walkAll || !m.valid || !pr.running() || m.rate != pr.rate || (m.timed && t != m.at) {
 		return l.allocateAt(proc, t)
 	}
-	if len(idxs) > 0 {
-		// A change mostly reaches a partition or two of many: most
-		// demands fall outside the span of idxs, which two comparisons
-		// tell.
-		lo, hi := idxs[0], idxs[len(idxs)-1]
-		changed := func(e memoDemand) bool {
-			if e.idx < lo || e.idx > hi {
-				return false
-			}
-			_, found := slices.BinarySearch(idxs, e.idx)
-			return found
-		}
-		m.finite, m.lagging = slices.DeleteFunc(m.finite, changed), slices.DeleteFunc(m.lagging, changed)
-	}
+	l.withoutDemands(m, idxs)
 	for _, idx := range idxs {
 		p := l.parts[idx]
 		i := ownerIndex(p, proc)
@@ -295,6 +282,47 @@ func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareCha
 	return changes
 }
 
+// withoutDemands removes the demands of idxs (ascending) from a memo. A
+// member of a big group has a thousand demands and a change reaches one
+// or two, so each is found by a search: a lagging demand by its
+// partition, a finite one by its need and partition, the need being the
+// partition's rate as a rule (demandOf); one whose memo entry holds
+// another need is looked for along the list.
+func (l *ledger) withoutDemands(m *shareMemo, idxs []int) {
+	if len(idxs) > fewDropped {
+		// Many at once: one pass over both lists.
+		drop := func(e memoDemand) bool {
+			_, found := slices.BinarySearch(idxs, e.idx)
+			return found
+		}
+		m.finite, m.lagging = slices.DeleteFunc(m.finite, drop), slices.DeleteFunc(m.lagging, drop)
+		return
+	}
+	for _, idx := range idxs {
+		if k, found := slices.BinarySearchFunc(m.lagging, memoDemand{idx: idx}, byDemandIdx); found {
+			m.lagging = slices.Delete(m.lagging, k, k+1)
+			continue
+		}
+		if k, found := slices.BinarySearchFunc(m.finite, memoDemand{idx: idx, need: l.parts[idx].rate}, byNeed); found {
+			m.finite = slices.Delete(m.finite, k, k+1)
+			continue
+		}
+		if k := slices.IndexFunc(m.finite, func(e memoDemand) bool { return e.idx == idx }); k >= 0 {
+			m.finite = slices.Delete(m.finite, k, k+1)
+		}
+	}
+}
+
+// fewDropped is how many demands withoutDemands finds one by one.
+const fewDropped = 8
+
+// sureFit is a factor just below one: a demand whose need times the
+// demands left is at most sureFit times what is left is below an equal
+// part of it by far more than the rounding of need·rest, of left·sureFit
+// and of the quotient left/rest together (each within 2^-53 of the exact
+// value), so min(need, left/rest) is need without the division.
+const sureFit = 1 - 0x1p-40
+
 // share hands out proc's capacity over the memo's demands, max-min
 // fair: in the order of the demands, then of the partitions, each gets
 // what it needs or an equal part of what is left, whichever is less. It
@@ -305,8 +333,7 @@ func (l *ledger) share(proc int, changes []shareChange) []shareChange {
 	n := len(m.finite) + len(m.lagging)
 	pr.processingCount = n
 	left := pr.rate
-	give := func(e *memoDemand, rest int) {
-		a := min(e.need, left/float64(rest))
+	give := func(e *memoDemand, a float64) {
 		left -= a
 		if a != e.alloc {
 			p := l.parts[e.idx]
@@ -316,12 +343,26 @@ func (l *ledger) share(proc int, changes []shareChange) []shareChange {
 		}
 	}
 	for i := range m.finite {
-		give(&m.finite[i], n-i)
+		// Most finite demands are met in full: telling so by a product
+		// (fairPart) keeps the division, whose result the next demand
+		// waits for, off the walk.
+		give(&m.finite[i], fairPart(m.finite[i].need, left, n-i))
 	}
 	for i := range m.lagging {
-		give(&m.lagging[i], len(m.lagging)-i)
+		give(&m.lagging[i], min(m.lagging[i].need, left/float64(len(m.lagging)-i)))
 	}
 	return changes
+}
+
+// fairPart is min(need, left/rest): what a demand gets of what is left
+// when rest demands share it. A need below an equal part by far more
+// than rounding (sureFit) is the answer without the division.
+func fairPart(need, left float64, rest int) float64 {
+	r := float64(rest)
+	if need*r <= left*sureFit {
+		return need
+	}
+	return min(need, left/r)
 }
 
 // catchUp applies, in time order, every instant up to t at which a

@@ -1,6 +1,7 @@
 package assignor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -200,20 +201,84 @@ func (d *constrainedDeal) finish() {
 
 // lowestPartitionNumbers returns the quota partitions of owned that Kafka
 // keeps: it sorts a member's owned partitions by partition number, then
-// topic name, and keeps a prefix. scratch is reused between calls.
+// topic name, and keeps a prefix. scratch is reused between calls. The
+// kept partitions come in no particular order.
+//
+// Kafka sorts the whole list (ConstrainedAssignmentBuilder, in
+// AbstractStickyAssignor); a member giving up at most fewDropped of its
+// partitions has the same prefix found in one pass (keptBelow).
 func lowestPartitionNumbers(u *universe, owned []int32, quota int32, scratch []uint64) ([]int32, []uint64) {
+	drop := len(owned) - int(quota)
+	few := drop > 0 && drop <= fewDropped
+	if len(u.offset) == 2 {
+		// One topic: the order is the partitions' own.
+		if !few {
+			kept := slices.Clone(owned)
+			slices.Sort(kept)
+			return kept[:quota], scratch
+		}
+		return keptBelow(owned, highestKeys(owned, drop), int(quota)), scratch
+	}
 	scratch = scratch[:0]
 	for _, gp := range owned {
 		t := u.topicOfPartition(gp)
 		scratch = append(scratch, uint64(gp-u.offset[t])<<32|uint64(t))
 	}
-	slices.Sort(scratch)
-	kept := make([]int32, quota)
-	for i, key := range scratch[:quota] {
-		t := int32(key & lowHalf)
-		kept[i] = u.offset[t] + int32(key>>32)
+	if few {
+		scratch = keptBelow(scratch, highestKeys(scratch, drop), int(quota))
+	} else {
+		slices.Sort(scratch)
+		scratch = scratch[:quota]
+	}
+	kept := make([]int32, len(scratch))
+	for i, key := range scratch {
+		kept[i] = u.offset[int32(key&lowHalf)] + int32(key>>32)
 	}
 	return kept, scratch
+}
+
+// keptBelow returns the n keys below floor, in their order. When a member
+// gives up a partition or two of many (one more member in a group of
+// hundreds), the prefix the sort would keep is every key below the
+// highest few, which one pass finds; keys are distinct, so it is exactly
+// that prefix.
+func keptBelow[K cmp.Ordered](keys []K, floor K, n int) []K {
+	kept := make([]K, 0, n)
+	for _, key := range keys {
+		if key < floor {
+			kept = append(kept, key)
+		}
+	}
+	return kept
+}
+
+// fewDropped is how many partitions a member may give up for
+// lowestPartitionNumbers to find them in one pass rather than sort.
+const fewDropped = 8
+
+// highestKeys returns the lowest of the n highest keys (n at most
+// fewDropped and at most len(keys)).
+func highestKeys[K cmp.Ordered](keys []K, n int) K {
+	var top [fewDropped]K // ascending, the n highest so far
+	for i, key := range keys {
+		if i < n {
+			j := i
+			for ; j > 0 && top[j-1] > key; j-- {
+				top[j] = top[j-1]
+			}
+			top[j] = key
+			continue
+		}
+		if key <= top[0] {
+			continue
+		}
+		j := 0
+		for ; j+1 < n && top[j+1] < key; j++ {
+			top[j] = top[j+1]
+		}
+		top[j] = key
+	}
+	return top[0]
 }
 
 // lowHalf masks the topic index out of a (partition, topic) sort key.
