@@ -285,9 +285,10 @@ func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareCha
 // withoutDemands removes the demands of idxs (ascending) from a memo. A
 // member of a big group has a thousand demands and a change reaches one
 // or two, so each is found by a search: a lagging demand by its
-// partition, a finite one by its need and partition, the need being the
-// partition's rate as a rule (demandOf); one whose memo entry holds
-// another need is looked for along the list.
+// partition, a finite one by its need and partition. A finite need is
+// its partition's rate (demandOf), and a memo never holds an older rate:
+// a change of rates shares every owner's capacity again in full
+// (ledger.SetLoad). A partition the change adds is in neither list.
 func (l *ledger) withoutDemands(m *shareMemo, idxs []int) {
 	if len(idxs) > fewDropped {
 		// Many at once: one pass over both lists.
@@ -304,10 +305,6 @@ func (l *ledger) withoutDemands(m *shareMemo, idxs []int) {
 			continue
 		}
 		if k, found := slices.BinarySearchFunc(m.finite, memoDemand{idx: idx, need: l.parts[idx].rate}, byNeed); found {
-			m.finite = slices.Delete(m.finite, k, k+1)
-			continue
-		}
-		if k := slices.IndexFunc(m.finite, func(e memoDemand) bool { return e.idx == idx }); k >= 0 {
 			m.finite = slices.Delete(m.finite, k, k+1)
 		}
 	}
