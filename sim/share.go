@@ -290,7 +290,7 @@ func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareCha
 // a change of rates shares every owner's capacity again in full
 // (ledger.SetLoad). A partition the change adds is in neither list.
 func (l *ledger) withoutDemands(m *shareMemo, idxs []int) {
-	if len(idxs) > fewDropped {
+	if len(idxs) > fewDemands {
 		// Many at once: one pass over both lists.
 		drop := func(e memoDemand) bool {
 			_, found := slices.BinarySearch(idxs, e.idx)
@@ -310,8 +310,8 @@ func (l *ledger) withoutDemands(m *shareMemo, idxs []int) {
 	}
 }
 
-// fewDropped is how many demands withoutDemands finds one by one.
-const fewDropped = 8
+// fewDemands is how many demands withoutDemands finds one by one.
+const fewDemands = 8
 
 // sureFit is a factor just below one: a demand whose need times the
 // demands left is at most sureFit times what is left is below an equal
