@@ -59,16 +59,13 @@ func (s *timerSet) get(id TimerID) *timer {
 	if s.index != nil {
 		return s.index[id]
 	}
+	// The list stays in the order the timers were made: moving a found
+	// timer towards the front cost more (a swap of two entries that hold
+	// pointers, with the collector's write barriers) than the shorter
+	// scans saved.
 	for i := range s.short[:s.n] {
-		if s.short[i].id == id {
-			t := s.short[i].t
-			if i > 0 {
-				// Move the timer one step towards the front: the
-				// timers set most often (a heartbeat's) end up first,
-				// and a scan reads fewer entries on the way.
-				s.short[i-1], s.short[i] = s.short[i], s.short[i-1]
-			}
-			return t
+		if e := &s.short[i]; e.id == id {
+			return e.t
 		}
 	}
 	return nil
