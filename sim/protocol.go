@@ -63,6 +63,10 @@ const (
 )
 
 // Message is a protocol message. Kind names it in traces ("JoinGroup").
+// The protocol models send pointers to their messages, which nobody
+// changes once sent: a struct put in an interface is copied to the heap,
+// and a model that sends many messages of a kind makes them in chunks
+// instead (protocols/internal/slab).
 type Message interface {
 	Kind() string
 }

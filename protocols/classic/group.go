@@ -7,6 +7,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/internal/javaorder"
 	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/internal/slab"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -126,14 +127,18 @@ type Group struct {
 	initialRemaining time.Duration
 	nextID           int
 	// heartbeatOK and heartbeatRebalancing are the common heartbeat
-	// answers, boxed once (see heartbeatResponse).
-	heartbeatOK, heartbeatRebalancing sim.Message
+	// answers, made once (see heartbeatResponse).
+	heartbeatOK, heartbeatRebalancing *HeartbeatResponse
+	// joinResponses and syncResponses make the group's JoinGroup and
+	// SyncGroup responses (package slab).
+	joinResponses slab.Slab[JoinGroupResponse]
+	syncResponses slab.Slab[SyncGroupResponse]
 }
 
 // NewGroup returns an empty classic group.
 func NewGroup(cfg sim.GroupConfig) *Group {
 	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}, supporters: map[string]int{},
-		heartbeatOK: HeartbeatResponse{Error: None}, heartbeatRebalancing: HeartbeatResponse{Error: RebalanceInProgress}}
+		heartbeatOK: &HeartbeatResponse{Error: None}, heartbeatRebalancing: &HeartbeatResponse{Error: RebalanceInProgress}}
 }
 
 // State names the group state.
@@ -188,14 +193,14 @@ func (g *Group) ProtocolName() string { return g.protocol }
 // Receive dispatches a classic request.
 func (g *Group) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, out *sim.Effects) {
 	switch req := msg.(type) {
-	case JoinGroupRequest:
-		g.onJoinGroup(env, from, req, out)
-	case SyncGroupRequest:
-		g.onSyncGroup(env, from, req, out)
-	case HeartbeatRequest:
-		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, req, out)))
-	case LeaveGroupRequest:
-		out.Send(from, LeaveGroupResponse{Error: g.onLeaveGroup(env, req, out)})
+	case *JoinGroupRequest:
+		g.onJoinGroup(env, from, *req, out)
+	case *SyncGroupRequest:
+		g.onSyncGroup(env, from, *req, out)
+	case *HeartbeatRequest:
+		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, *req, out)))
+	case *LeaveGroupRequest:
+		out.Send(from, &LeaveGroupResponse{Error: g.onLeaveGroup(env, *req, out)})
 	case sim.OffsetCommit:
 		out.Send(from, offsetCommitResponse(req, g.ValidateOffsetCommit(req)))
 	default:
@@ -278,21 +283,21 @@ func (g *Group) scheduleSession(env sim.CoordinatorEnv, m *Member, d time.Durati
 
 // heartbeatResponse answers a heartbeat. The two common answers are boxed
 // once per group: a heartbeat is the most frequent message.
-func (g *Group) heartbeatResponse(code ErrorCode) sim.Message {
+func (g *Group) heartbeatResponse(code ErrorCode) *HeartbeatResponse {
 	switch code {
 	case None:
 		return g.heartbeatOK
 	case RebalanceInProgress:
 		return g.heartbeatRebalancing
 	}
-	return HeartbeatResponse{Error: code}
+	return &HeartbeatResponse{Error: code}
 }
 
 // --- JoinGroup ---
 
 func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
 	reply := func(code ErrorCode) {
-		out.Send(from, JoinGroupResponse{Error: code, MemberID: req.MemberID, Generation: -1})
+		out.Send(from, &JoinGroupResponse{Error: code, MemberID: req.MemberID, Generation: -1})
 	}
 	if g.state == Dead {
 		reply(CoordinatorNotAvailable)
@@ -348,7 +353,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 
 func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
 	if g.cfg.MaxSize > 0 && len(g.members) >= g.cfg.MaxSize {
-		out.Send(from, JoinGroupResponse{Error: GroupMaxSizeReached, Generation: -1})
+		out.Send(from, &JoinGroupResponse{Error: GroupMaxSizeReached, Generation: -1})
 		return
 	}
 	if req.GroupInstanceID != "" {
@@ -365,7 +370,7 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 	id := g.mintID(env, from, req)
 	g.pending[id] = true
 	out.SetTimer(pendingTimer(id), env.Now+req.SessionTimeout)
-	out.Send(from, JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
+	out.Send(from, &JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
 }
 
 func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, id string, req JoinGroupRequest, out *sim.Effects) {
@@ -410,10 +415,10 @@ func (g *Group) updateMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, 
 func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, old *Member, req JoinGroupRequest, out *sim.Effects) {
 	newID := g.mintID(env, from, req)
 	if old.AwaitingJoin {
-		out.Send(old.Endpoint, JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1})
+		out.Send(old.Endpoint, &JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1})
 	}
 	if old.AwaitingSync {
-		out.Send(old.Endpoint, SyncGroupResponse{Error: FencedInstanceID})
+		out.Send(old.Endpoint, &SyncGroupResponse{Error: FencedInstanceID})
 	}
 	oldProtocols := old.Protocols
 	out.CancelTimer(old.sessionTimer())
@@ -462,8 +467,8 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 
 // joinResponse builds member m's JoinGroup response for the current
 // generation; only the leader sees the members and their subscriptions.
-func (g *Group) joinResponse(m *Member, skipAssignment bool) JoinGroupResponse {
-	r := JoinGroupResponse{Error: None, Generation: g.generation, ProtocolName: g.protocol, Leader: g.leader, MemberID: m.ID, SkipAssignment: skipAssignment}
+func (g *Group) joinResponse(m *Member, skipAssignment bool) *JoinGroupResponse {
+	r := g.joinResponses.New(JoinGroupResponse{Error: None, Generation: g.generation, ProtocolName: g.protocol, Leader: g.leader, MemberID: m.ID, SkipAssignment: skipAssignment})
 	if m.ID == g.leader {
 		// ClassicGroup.currentClassicGroupMembers, in map order.
 		r.Members = make([]JoinGroupMember, 0, len(g.members))
@@ -482,7 +487,7 @@ func (g *Group) prepareRebalance(env sim.CoordinatorEnv, reason string, out *sim
 		for _, m := range g.kafkaOrder() {
 			if m.AwaitingSync {
 				m.AwaitingSync = false
-				out.Send(m.Endpoint, SyncGroupResponse{Error: RebalanceInProgress})
+				out.Send(m.Endpoint, &SyncGroupResponse{Error: RebalanceInProgress})
 			}
 		}
 	}
@@ -607,7 +612,7 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 
 func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncGroupRequest, out *sim.Effects) {
 	reply := func(code ErrorCode, a kafka.Assignment) {
-		out.Send(from, SyncGroupResponse{Error: code, Assignment: a})
+		out.Send(from, g.syncResponses.New(SyncGroupResponse{Error: code, Assignment: a}))
 	}
 	m, code := g.validateExistingMember(req.MemberID, req.GroupInstanceID)
 	switch {
@@ -639,7 +644,7 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 			for _, o := range g.kafkaOrder() {
 				if o.AwaitingSync {
 					o.AwaitingSync = false
-					out.Send(o.Endpoint, SyncGroupResponse{Error: None, Assignment: o.Assignment})
+					out.Send(o.Endpoint, g.syncResponses.New(SyncGroupResponse{Error: None, Assignment: o.Assignment}))
 				}
 			}
 		}
@@ -748,10 +753,10 @@ func (g *Group) expireMemberHeartbeat(env sim.CoordinatorEnv, id string, out *si
 // removeMember drops m from the group.
 func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
 	if m.AwaitingJoin {
-		out.Send(m.Endpoint, JoinGroupResponse{Error: UnknownMemberID, MemberID: m.ID, Generation: -1})
+		out.Send(m.Endpoint, &JoinGroupResponse{Error: UnknownMemberID, MemberID: m.ID, Generation: -1})
 	}
 	if m.AwaitingSync {
-		out.Send(m.Endpoint, SyncGroupResponse{Error: UnknownMemberID})
+		out.Send(m.Endpoint, &SyncGroupResponse{Error: UnknownMemberID})
 	}
 	out.CancelTimer(m.sessionTimer())
 	g.dropMember(m)
