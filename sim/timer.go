@@ -31,61 +31,61 @@ type timer struct {
 	event   eventID
 }
 
-// timerSet holds one model's timers by id. A client has a handful,
-// found fastest by a scan of a short list (the kinds are mostly the
-// model's constant strings, so comparisons are cheap); the coordinator has
-// a few per member, so past a handful the set keeps an index too.
+// timerSet holds one model's timers by id. The timers of a kind alone
+// (a client's heartbeat, the coordinator's join timer), a handful per
+// model, are found by a scan of a short list of their kinds (the model's
+// constant strings, so comparisons are cheap); the coordinator's timers
+// kept per member, a few per member, are found by an index.
 //
-// The short list's ids sit side by side with their timers in the set
-// itself, which lives in its process: the scan reads memory the step has
-// just touched, and the timer it finds is the first other memory it reads.
+// The short list sits in the set itself, which lives in its process,
+// behind the fields every event of the process reads: the scan reads
+// memory the step has just touched, and the timer it finds is the first
+// other memory it reads. The list stays in the order the timers were
+// made: moving a found timer towards the front cost more (a swap of two
+// entries that hold pointers, with the collector's write barriers) than
+// the shorter scans saved.
 type timerSet struct {
-	short [indexAbove]timerEntry
-	n     int // entries of short in use, until there is an index
+	n     int // entries of short in use
+	short [shortTimers]kindTimer
+	// byMember holds the timers kept per member, and those of a kind
+	// alone past the short list's room.
+	byMember map[TimerID]*timer
 	// list is every timer, in the order they were made.
-	list  []*timer
-	index map[TimerID]*timer
+	list []*timer
 }
 
-type timerEntry struct {
-	id TimerID
-	t  *timer
+// kindTimer is a timer of a kind alone, with no member id.
+type kindTimer struct {
+	kind TimerKind
+	t    *timer
 }
 
-// indexAbove is the size past which a timerSet keeps an index.
-const indexAbove = 8
+// shortTimers is the room for timers of a kind alone in a timerSet's
+// short list: more than any model has.
+const shortTimers = 8
 
 func (s *timerSet) get(id TimerID) *timer {
-	if s.index != nil {
-		return s.index[id]
-	}
-	// The list stays in the order the timers were made: moving a found
-	// timer towards the front cost more (a swap of two entries that hold
-	// pointers, with the collector's write barriers) than the shorter
-	// scans saved.
-	for i := range s.short[:s.n] {
-		if e := &s.short[i]; e.id == id {
-			return e.t
+	if id.Member == "" {
+		for i := range s.short[:s.n] {
+			if e := &s.short[i]; e.kind == id.Kind {
+				return e.t
+			}
 		}
 	}
-	return nil
+	return s.byMember[id]
 }
 
 func (s *timerSet) add(t *timer) {
 	s.list = append(s.list, t)
-	switch {
-	case s.index != nil:
-		s.index[t.id] = t
-	case s.n < indexAbove:
-		s.short[s.n] = timerEntry{id: t.id, t: t}
+	if t.id.Member == "" && s.n < shortTimers {
+		s.short[s.n] = kindTimer{kind: t.id.Kind, t: t}
 		s.n++
-	default:
-		s.index = make(map[TimerID]*timer, 2*len(s.list))
-		for _, t := range s.list {
-			s.index[t.id] = t
-		}
-		s.short, s.n = [indexAbove]timerEntry{}, 0
+		return
 	}
+	if s.byMember == nil {
+		s.byMember = map[TimerID]*timer{}
+	}
+	s.byMember[t.id] = t
 }
 
 // setTimer applies a model's timer request to its timer in timers,
