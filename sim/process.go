@@ -128,6 +128,24 @@ type process struct {
 	conns []coordinatorConn
 }
 
+// endpoint is the process's end of the connection of one incarnation.
+func (p *process) endpoint(incarnation int) Endpoint {
+	return Endpoint{Process: p.name, Incarnation: incarnation, slot: int32(p.idx + 1)}
+}
+
+// procOf finds the member process of an endpoint: by its slot if the
+// simulator made it, else by name.
+func (w *world) procOf(e Endpoint) (*process, bool) {
+	if e.slot > 0 {
+		return w.procs[e.slot-1], true
+	}
+	i, ok := w.byName[e.Process]
+	if !ok {
+		return nil, false
+	}
+	return w.procs[i], true
+}
+
 func (p *process) appRunnable() bool {
 	return p.alive && !p.paused && !p.stalled && !p.appBusy && !p.inBatch()
 }
@@ -171,7 +189,7 @@ func (w *world) startProcess(p *process) {
 	}
 	if err == nil {
 		var c Client
-		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
+		c, err = w.models.NewClient(p.endpoint(p.incarnation+1), cfg)
 		if err == nil {
 			p.incarnation++
 			p.lives++
