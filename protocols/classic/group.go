@@ -117,7 +117,7 @@ type Group struct {
 	// current generation.
 	pendingSync map[string]bool
 	// supporters counts, per assignor name, the members listing it.
-	supporters map[string]int
+	supporters protocolCounts
 	// joinScan is where maybeCompleteJoin starts looking for a member that
 	// has not rejoined: where it found one last time.
 	joinScan int
@@ -137,7 +137,7 @@ type Group struct {
 
 // NewGroup returns an empty classic group.
 func NewGroup(cfg sim.GroupConfig) *Group {
-	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}, supporters: map[string]int{},
+	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{},
 		heartbeatOK: &HeartbeatResponse{Error: None}, heartbeatRebalancing: &HeartbeatResponse{Error: RebalanceInProgress}}
 }
 
@@ -791,9 +791,9 @@ func (g *Group) onMembershipChange(env sim.CoordinatorEnv, reason string, out *s
 // candidateProtocols are the assignors every member supports, sorted.
 func (g *Group) candidateProtocols() []string {
 	var cands []string
-	for name, n := range g.supporters {
-		if n == len(g.members) {
-			cands = append(cands, name)
+	for _, c := range g.supporters {
+		if c.members == len(g.members) {
+			cands = append(cands, c.name)
 		}
 	}
 	slices.Sort(cands)
@@ -815,7 +815,7 @@ func (g *Group) supportsProtocols(ps []ProtocolMetadata, self string) bool {
 		return len(ps) > 0
 	}
 	for _, p := range ps {
-		n := g.supporters[p.Name]
+		n := g.supporters.count(p.Name)
 		if slices.ContainsFunc(own, func(o ProtocolMetadata) bool { return o.Name == p.Name }) {
 			n--
 		}
@@ -835,11 +835,41 @@ func (g *Group) setProtocols(m *Member, ps []ProtocolMetadata) {
 
 func (g *Group) countProtocols(ps []ProtocolMetadata, delta int) {
 	for _, p := range ps {
-		g.supporters[p.Name] += delta
-		if g.supporters[p.Name] == 0 {
-			delete(g.supporters, p.Name)
+		g.supporters.add(p.Name, delta)
+	}
+}
+
+// protocolCounts counts, per assignor name, the members that list it. A
+// group sees a handful of assignors, and every JoinGroup counts its own
+// twice (out and back in), so a short list, scanned, beats a map, hashed.
+// Names counted down to zero are dropped, as candidateProtocols takes
+// every name listed.
+type protocolCounts []protocolCount
+
+type protocolCount struct {
+	name    string
+	members int
+}
+
+func (pc protocolCounts) count(name string) int {
+	for _, c := range pc {
+		if c.name == name {
+			return c.members
 		}
 	}
+	return 0
+}
+
+func (pc *protocolCounts) add(name string, delta int) {
+	for i := range *pc {
+		if c := &(*pc)[i]; c.name == name {
+			if c.members += delta; c.members == 0 {
+				*pc = slices.Delete(*pc, i, i+1)
+			}
+			return
+		}
+	}
+	*pc = append(*pc, protocolCount{name: name, members: delta})
 }
 
 // selectProtocol runs the vote of §2.3: each member votes for its first
