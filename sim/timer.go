@@ -13,22 +13,24 @@ import "time"
 // event queue nothing, where a cancel and a push each time left the heap
 // full of dead entries. The timer is its own kernel event handler, so
 // arming it allocates nothing either.
+//
+// What setting a timer reads and writes comes first, within 64 bytes, and
+// what only firing it reads comes after.
 type timer struct {
-	w  *world
-	id TimerID
-	// proc and incarnation name the client whose timer this is; thread is
-	// the thread it fires on.
+	w        *world
+	id       TimerID
+	deadline time.Duration
+	// eventAt is when the queued kernel event for this timer runs, while
+	// pending.
+	eventAt time.Duration
+	armed   bool
+	pending bool
+	// thread is the client thread the timer fires on (a Thread).
+	thread uint8
+	// proc and incarnation name the client whose timer this is.
 	proc        *process
 	incarnation int
-	thread      Thread
-
-	deadline time.Duration
-	armed    bool
-	// pending tells whether a kernel event for this timer is queued, for
-	// eventAt.
-	pending bool
-	eventAt time.Duration
-	event   eventID
+	event       eventID
 }
 
 // timerSet holds one model's timers by id. The timers of a kind alone
@@ -116,7 +118,7 @@ func (w *world) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **
 	if last != nil {
 		*last = t
 	}
-	t.deadline, t.armed, t.thread = max(tr.At, w.k.Now()), true, tr.Thread
+	t.deadline, t.armed, t.thread = max(tr.At, w.k.Now()), true, uint8(tr.Thread)
 	if t.pending && t.eventAt <= t.deadline {
 		return
 	}
@@ -155,7 +157,7 @@ func (t *timer) expire() {
 		return
 	}
 	if t.proc.incarnation == t.incarnation {
-		w.stepClient(t.proc, t.thread, clientInput{kind: inputTimer, timer: t.id})
+		w.stepClient(t.proc, Thread(t.thread), clientInput{kind: inputTimer, timer: t.id})
 	}
 }
 
