@@ -162,7 +162,8 @@ func (w *world) coordinatorReads(p *process, incarnation int, thread Thread, msg
 		w.commitRead = oc
 		w.commitInHand = &w.commitRead
 	}
-	from := Endpoint{Process: p.name, Incarnation: incarnation, thread: thread}
+	from := p.endpoint(incarnation)
+	from.thread = thread
 	w.coord.Receive(w.coordEnv(), from, msg, out)
 	if _, mayBeHeld := msg.(HeldRequest); mayBeHeld && !answers(out, from) {
 		if c := p.connOf(incarnation); c != nil {

@@ -12,12 +12,14 @@ import (
 // blocked, and the inputs waiting for a blocked thread.
 type process struct {
 	// The fields read or written on every event of the process come
-	// first, packed into three cache lines, so that an event touches few
+	// first, packed into four cache lines, so that an event touches few
 	// lines of it: a large group's processes do not all fit in a core's
 	// cache. The first line is what every message to or from the process
-	// reads, the second what a step of its client or a request to the
-	// coordinator adds. (A process fills a 960-byte size class of the
-	// allocator, whose objects start on 64-byte boundaries.)
+	// reads; the next what a step of its client or a request to the
+	// coordinator adds: the poll loop's state, which every step of the
+	// client works out, the callbacks and the connections, and then the
+	// timers. (A process fills a 1,536-byte size class of the allocator,
+	// whose objects start on 64-byte boundaries.)
 	w *world
 	// cutOffUntil ends a network partition of the process.
 	cutOffUntil time.Duration
@@ -43,9 +45,6 @@ type process struct {
 	ready       bool
 	idle        bool
 	incarnation int
-	// lives counts the processes started so far (RunOptions.StartDelays
-	// is indexed by it).
-	lives int
 
 	idx    int
 	client Client
@@ -53,31 +52,6 @@ type process struct {
 	// process's request: its member's session timer, almost always.
 	coordTimer *timer
 	name       string
-	lane       string
-
-	timers    timerSet
-	callbacks []Callback
-	latency   *sampler
-
-	appInbox  []queuedInput
-	bgInbox   []queuedInput
-	idleSince time.Duration
-	laneSince time.Duration
-
-	spec    MemberSpec
-	patches []ConsumerSettings
-	cfg     ConsumerConfig
-
-	pausedUntil, stalledUntil time.Duration
-	// finishAfterPause completes a callback whose time ran out during a pause.
-	finishAfterPause func()
-	appBlocked       time.Duration // when the application thread last stopped polling
-	// commitWait is the synchronous commit of the revocation in progress.
-	commitWait *commitWait
-	// awaitingCommit is set while the client waits for the answer to its
-	// onJoinPrepare commit (CommitAwaiter).
-	awaitingCommit bool
-
 	// The poll loop (see pollLoop): the application thread processes the
 	// batch its last poll() returned until batchEnd, and handles nothing
 	// else meanwhile. pollAnchor is a poll() known to have happened
@@ -85,18 +59,49 @@ type process struct {
 	// phase; freeAt is an instant at which the thread is known to be in
 	// poll(), so that every input of that instant is handled in it.
 	batchEnd, pollAnchor, freeAt time.Duration
-	hasAnchor                    bool
 	// batchDueAt is when the poll() ending the current batch is scheduled
 	// to run what waits for it, if anything does.
 	batchDueAt time.Duration
-	// bgCallback is set while the background thread runs a callback for a
-	// consumer without a rebalance listener.
-	bgCallback bool
 	// pollEventAt is the poll() at which the client last learned whether
 	// it handed the background thread a poll event (pollEvent), -1 if
 	// never; pollEventSent is what it learned.
-	pollEventAt   time.Duration
+	pollEventAt time.Duration
+	// appBlocked is when the application thread last stopped polling.
+	appBlocked    time.Duration
+	hasAnchor     bool
 	pollEventSent bool
+	// bgCallback is set while the background thread runs a callback for a
+	// consumer without a rebalance listener.
+	bgCallback bool
+	callbacks  []Callback
+	// conns are the coordinator's ends of the process's connections
+	// that hold a request or queue some, one per incarnation.
+	conns  []coordinatorConn
+	timers timerSet
+
+	lane    string
+	latency *sampler
+
+	appInbox  []queuedInput
+	bgInbox   []queuedInput
+	idleSince time.Duration
+	laneSince time.Duration
+
+	// lives counts the processes started so far (RunOptions.StartDelays
+	// is indexed by it).
+	lives   int
+	spec    MemberSpec
+	patches []ConsumerSettings
+	cfg     ConsumerConfig
+
+	pausedUntil, stalledUntil time.Duration
+	// finishAfterPause completes a callback whose time ran out during a pause.
+	finishAfterPause func()
+	// commitWait is the synchronous commit of the revocation in progress.
+	commitWait *commitWait
+	// awaitingCommit is set while the client waits for the answer to its
+	// onJoinPrepare commit (CommitAwaiter).
+	awaitingCommit bool
 
 	autoCommit eventID
 	// autoCommitIdle is set while auto-commit ticks are stopped because
@@ -123,9 +128,24 @@ type process struct {
 	joinFailed bool
 	// pod is set while a rollout or an autoscaler manages the process.
 	pod *pod
-	// conns are the coordinator's ends of the process's connections
-	// that hold a request or queue some, one per incarnation.
-	conns []coordinatorConn
+}
+
+// endpoint is the process's end of the connection of one incarnation.
+func (p *process) endpoint(incarnation int) Endpoint {
+	return Endpoint{Process: p.name, Incarnation: incarnation, slot: int32(p.idx + 1)}
+}
+
+// procOf finds the member process of an endpoint: by its slot if the
+// simulator made it, else by name.
+func (w *world) procOf(e Endpoint) (*process, bool) {
+	if e.slot > 0 {
+		return w.procs[e.slot-1], true
+	}
+	i, ok := w.byName[e.Process]
+	if !ok {
+		return nil, false
+	}
+	return w.procs[i], true
 }
 
 func (p *process) appRunnable() bool {
@@ -171,7 +191,7 @@ func (w *world) startProcess(p *process) {
 	}
 	if err == nil {
 		var c Client
-		c, err = w.models.NewClient(Endpoint{Process: p.name, Incarnation: p.incarnation + 1}, cfg)
+		c, err = w.models.NewClient(p.endpoint(p.incarnation+1), cfg)
 		if err == nil {
 			p.incarnation++
 			p.lives++

@@ -41,6 +41,13 @@ type Endpoint struct {
 	// response goes back to that thread without the coordinator knowing
 	// a client's threads.
 	thread Thread
+	// slot is, on an endpoint of a member process that the simulator
+	// made, the process's index in the run plus one, every incarnation
+	// alike; 0 on any other (the coordinator's, one made by hand, as
+	// transcripts do). A model answers the endpoint it was handed, so
+	// the simulator finds the process of an answer by it rather than by
+	// name.
+	slot int32
 }
 
 // coordinatorProcess names the group coordinator's endpoint.
@@ -63,6 +70,10 @@ const (
 )
 
 // Message is a protocol message. Kind names it in traces ("JoinGroup").
+// The protocol models send pointers to their messages, which nobody
+// changes once sent: a struct put in an interface is copied to the heap,
+// and a model that sends many messages of a kind makes them in chunks
+// instead (protocols/internal/slab).
 type Message interface {
 	Kind() string
 }

@@ -150,7 +150,13 @@ func (w *world) pollLoop(p *process) {
 // process: up to max_poll_records of the member's backlog; 0 if it is
 // caught up.
 func (w *world) nextBatch(p *process) time.Duration {
-	n := min(float64(p.cfg.MaxPollRecords), math.Floor(w.ledger.Backlog(p.idx)))
+	// A member that is caught up, as most are most of the time, is told
+	// so without a look at its configuration, far down the process.
+	backlog := math.Floor(w.ledger.Backlog(p.idx))
+	if backlog < 1 {
+		return 0
+	}
+	n := min(float64(p.cfg.MaxPollRecords), backlog)
 	if n < 1 {
 		return 0
 	}

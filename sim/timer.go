@@ -13,82 +13,81 @@ import "time"
 // event queue nothing, where a cancel and a push each time left the heap
 // full of dead entries. The timer is its own kernel event handler, so
 // arming it allocates nothing either.
+//
+// What setting a timer reads and writes comes first, within 64 bytes, and
+// what only firing it reads comes after.
 type timer struct {
-	w  *world
-	id TimerID
-	// proc and incarnation name the client whose timer this is; thread is
-	// the thread it fires on.
+	w        *world
+	id       TimerID
+	deadline time.Duration
+	// eventAt is when the queued kernel event for this timer runs, while
+	// pending.
+	eventAt time.Duration
+	armed   bool
+	pending bool
+	// thread is the client thread the timer fires on (a Thread).
+	thread uint8
+	// proc and incarnation name the client whose timer this is.
 	proc        *process
 	incarnation int
-	thread      Thread
-
-	deadline time.Duration
-	armed    bool
-	// pending tells whether a kernel event for this timer is queued, for
-	// eventAt.
-	pending bool
-	eventAt time.Duration
-	event   eventID
+	event       eventID
 }
 
-// timerSet holds one model's timers by id. A client has a handful,
-// found fastest by a scan of a short list (the kinds are mostly the
-// model's constant strings, so comparisons are cheap); the coordinator has
-// a few per member, so past a handful the set keeps an index too.
+// timerSet holds one model's timers by id. The timers of a kind alone
+// (a client's heartbeat, the coordinator's join timer), a handful per
+// model, are found by a scan of a short list of their kinds (the model's
+// constant strings, so comparisons are cheap); the coordinator's timers
+// kept per member, a few per member, are found by an index.
 //
-// The short list's ids sit side by side with their timers in the set
-// itself, which lives in its process: the scan reads memory the step has
-// just touched, and the timer it finds is the first other memory it reads.
+// The short list sits in the set itself, which lives in its process,
+// behind the fields every event of the process reads: the scan reads
+// memory the step has just touched, and the timer it finds is the first
+// other memory it reads. The list stays in the order the timers were
+// made: moving a found timer towards the front cost more (a swap of two
+// entries that hold pointers, with the collector's write barriers) than
+// the shorter scans saved.
 type timerSet struct {
-	short [indexAbove]timerEntry
-	n     int // entries of short in use, until there is an index
+	n     int // entries of short in use
+	short [shortTimers]kindTimer
+	// byMember holds the timers kept per member, and those of a kind
+	// alone past the short list's room.
+	byMember map[TimerID]*timer
 	// list is every timer, in the order they were made.
-	list  []*timer
-	index map[TimerID]*timer
+	list []*timer
 }
 
-type timerEntry struct {
-	id TimerID
-	t  *timer
+// kindTimer is a timer of a kind alone, with no member id.
+type kindTimer struct {
+	kind TimerKind
+	t    *timer
 }
 
-// indexAbove is the size past which a timerSet keeps an index.
-const indexAbove = 8
+// shortTimers is the room for timers of a kind alone in a timerSet's
+// short list: more than any model has.
+const shortTimers = 8
 
 func (s *timerSet) get(id TimerID) *timer {
-	if s.index != nil {
-		return s.index[id]
-	}
-	for i := range s.short[:s.n] {
-		if s.short[i].id == id {
-			t := s.short[i].t
-			if i > 0 {
-				// Move the timer one step towards the front: the
-				// timers set most often (a heartbeat's) end up first,
-				// and a scan reads fewer entries on the way.
-				s.short[i-1], s.short[i] = s.short[i], s.short[i-1]
+	if id.Member == "" {
+		for i := range s.short[:s.n] {
+			if e := &s.short[i]; e.kind == id.Kind {
+				return e.t
 			}
-			return t
 		}
 	}
-	return nil
+	return s.byMember[id]
 }
 
 func (s *timerSet) add(t *timer) {
 	s.list = append(s.list, t)
-	switch {
-	case s.index != nil:
-		s.index[t.id] = t
-	case s.n < indexAbove:
-		s.short[s.n] = timerEntry{id: t.id, t: t}
+	if t.id.Member == "" && s.n < shortTimers {
+		s.short[s.n] = kindTimer{kind: t.id.Kind, t: t}
 		s.n++
-	default:
-		s.index = make(map[TimerID]*timer, 2*len(s.list))
-		for _, t := range s.list {
-			s.index[t.id] = t
-		}
-		s.short, s.n = [indexAbove]timerEntry{}, 0
+		return
 	}
+	if s.byMember == nil {
+		s.byMember = map[TimerID]*timer{}
+	}
+	s.byMember[t.id] = t
 }
 
 // setTimer applies a model's timer request to its timer in timers,
@@ -119,7 +118,7 @@ func (w *world) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **
 	if last != nil {
 		*last = t
 	}
-	t.deadline, t.armed, t.thread = max(tr.At, w.k.Now()), true, tr.Thread
+	t.deadline, t.armed, t.thread = max(tr.At, w.k.Now()), true, uint8(tr.Thread)
 	if t.pending && t.eventAt <= t.deadline {
 		return
 	}
@@ -158,7 +157,7 @@ func (t *timer) expire() {
 		return
 	}
 	if t.proc.incarnation == t.incarnation {
-		w.stepClient(t.proc, t.thread, clientInput{kind: inputTimer, timer: t.id})
+		w.stepClient(t.proc, Thread(t.thread), clientInput{kind: inputTimer, timer: t.id})
 	}
 }
 

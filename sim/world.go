@@ -311,7 +311,7 @@ func (w *world) coordEnv() CoordinatorEnv {
 
 func (w *world) applyClient(p *process, out *Effects) {
 	sends, timers, cbs, notes, wantPoll := out.Sends, out.Timers, out.Callbacks, out.Notes, out.WantPoll
-	self := Endpoint{Process: p.name, Incarnation: p.incarnation}
+	self := p.endpoint(p.incarnation)
 	if out.CommitOffsets && p.cfg.EnableAutoCommit {
 		// Sent before the effects' own requests: the connection is FIFO,
 		// so onJoinPrepare's commit reaches the coordinator before
@@ -357,11 +357,10 @@ func (w *world) applyCoordinator(out *Effects, sender *process) {
 		s := &sends[i]
 		p := sender
 		if p == nil || p.name != s.To.Process {
-			i, ok := w.byName[s.To.Process]
-			if !ok {
+			var ok bool
+			if p, ok = w.procOf(s.To); !ok {
 				continue
 			}
-			p = w.procs[i]
 		}
 		if r, ok := s.Msg.(OffsetCommitResponse); ok {
 			var pos *Positions

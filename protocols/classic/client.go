@@ -118,7 +118,7 @@ type Client struct {
 	// heartbeat is the last HeartbeatRequest sent, kept to send again
 	// while the member id and generation stay the same: a heartbeat is the
 	// most frequent message, and a message boxed once is not boxed again.
-	heartbeat    sim.Message
+	heartbeat    *HeartbeatRequest
 	heartbeatFor HeartbeatRequest
 	// prepareCommit follows onJoinPrepare's auto-commit: the JoinGroup
 	// waits until it is answered (see onJoinPrepare).
@@ -322,8 +322,8 @@ func (c *Client) continueWith(env sim.ClientEnv, then afterCallbacks, out *sim.E
 	}
 }
 
-func (c *Client) joinRequest() JoinGroupRequest {
-	req := JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
+func (c *Client) joinRequest() *JoinGroupRequest {
+	req := &JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
 		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
 	for _, a := range c.assignors {
 		sub := Subscription{Topics: c.subscription, Owned: c.owned, Generation: c.generation}
@@ -361,13 +361,13 @@ func (c *Client) setState(s memberState, out *sim.Effects) {
 // Receive handles the coordinator's responses.
 func (c *Client) Receive(env sim.ClientEnv, msg sim.Message, out *sim.Effects) {
 	switch r := msg.(type) {
-	case JoinGroupResponse:
-		c.onJoinGroupResponse(env, r, out)
-	case SyncGroupResponse:
-		c.onSyncGroupResponse(env, r, out)
-	case HeartbeatResponse:
-		c.onHeartbeatResponse(env, r, out)
-	case LeaveGroupResponse:
+	case *JoinGroupResponse:
+		c.onJoinGroupResponse(env, *r, out)
+	case *SyncGroupResponse:
+		c.onSyncGroupResponse(env, *r, out)
+	case *HeartbeatResponse:
+		c.onHeartbeatResponse(env, *r, out)
+	case *LeaveGroupResponse:
 	default:
 		panic(fmt.Sprintf("classic client: unexpected message %T", msg))
 	}
@@ -385,7 +385,7 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		c.setState(completingRebalance, out)
 		c.heartbeatOn = true
 		out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
-		sync := SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
+		sync := &SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
 		if r.Leader != c.memberID {
 			// Only the leader watches the metadata for new partitions: a
 			// member that is no longer leader forgets what it last
@@ -578,7 +578,7 @@ func (c *Client) Timer(env sim.ClientEnv, id sim.TimerID, out *sim.Effects) {
 func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 	if c.state != unjoined && c.memberID != "" && env.Now-env.LastPoll > c.cfg.MaxPollInterval {
 		if c.dynamic() {
-			out.Request(sim.BackgroundThread, LeaveGroupRequest{MemberID: c.memberID})
+			out.Request(sim.BackgroundThread, &LeaveGroupRequest{MemberID: c.memberID})
 		}
 		out.Note(sim.Note{Kind: sim.NoteFenced, Process: c.self.Process, MemberID: c.memberID, Detail: "poll timeout: max.poll.interval.ms exceeded"})
 		c.resetGeneration(true)
@@ -599,10 +599,11 @@ func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 	out.SetClientTimer(sim.TimerID{Kind: timerHeartbeatTimeout}, env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
 }
 
-func (c *Client) heartbeatRequest() sim.Message {
+func (c *Client) heartbeatRequest() *HeartbeatRequest {
 	req := HeartbeatRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
 	if c.heartbeat == nil || req != c.heartbeatFor {
-		c.heartbeat, c.heartbeatFor = req, req
+		sent := req
+		c.heartbeat, c.heartbeatFor = &sent, req
 	}
 	return c.heartbeat
 }
@@ -729,7 +730,7 @@ func (c *Client) Close(env sim.ClientEnv, out *sim.Effects) {
 // id).
 func (c *Client) leave(out *sim.Effects) {
 	if c.cfg.LeavesOnClose() && c.memberID != "" && c.state != unjoined {
-		out.Request(sim.BackgroundThread, LeaveGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID})
+		out.Request(sim.BackgroundThread, &LeaveGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID})
 	}
 	c.heartbeatOn = false
 	c.closed = true

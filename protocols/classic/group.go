@@ -7,6 +7,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/internal/javaorder"
 	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/internal/slab"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -116,7 +117,7 @@ type Group struct {
 	// current generation.
 	pendingSync map[string]bool
 	// supporters counts, per assignor name, the members listing it.
-	supporters map[string]int
+	supporters protocolCounts
 	// joinScan is where maybeCompleteJoin starts looking for a member that
 	// has not rejoined: where it found one last time.
 	joinScan int
@@ -126,14 +127,18 @@ type Group struct {
 	initialRemaining time.Duration
 	nextID           int
 	// heartbeatOK and heartbeatRebalancing are the common heartbeat
-	// answers, boxed once (see heartbeatResponse).
-	heartbeatOK, heartbeatRebalancing sim.Message
+	// answers, made once (see heartbeatResponse).
+	heartbeatOK, heartbeatRebalancing *HeartbeatResponse
+	// joinResponses and syncResponses make the group's JoinGroup and
+	// SyncGroup responses (package slab).
+	joinResponses slab.Slab[JoinGroupResponse]
+	syncResponses slab.Slab[SyncGroupResponse]
 }
 
 // NewGroup returns an empty classic group.
 func NewGroup(cfg sim.GroupConfig) *Group {
-	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{}, supporters: map[string]int{},
-		heartbeatOK: HeartbeatResponse{Error: None}, heartbeatRebalancing: HeartbeatResponse{Error: RebalanceInProgress}}
+	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{},
+		heartbeatOK: &HeartbeatResponse{Error: None}, heartbeatRebalancing: &HeartbeatResponse{Error: RebalanceInProgress}}
 }
 
 // State names the group state.
@@ -188,14 +193,14 @@ func (g *Group) ProtocolName() string { return g.protocol }
 // Receive dispatches a classic request.
 func (g *Group) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, out *sim.Effects) {
 	switch req := msg.(type) {
-	case JoinGroupRequest:
-		g.onJoinGroup(env, from, req, out)
-	case SyncGroupRequest:
-		g.onSyncGroup(env, from, req, out)
-	case HeartbeatRequest:
-		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, req, out)))
-	case LeaveGroupRequest:
-		out.Send(from, LeaveGroupResponse{Error: g.onLeaveGroup(env, req, out)})
+	case *JoinGroupRequest:
+		g.onJoinGroup(env, from, *req, out)
+	case *SyncGroupRequest:
+		g.onSyncGroup(env, from, *req, out)
+	case *HeartbeatRequest:
+		out.Send(from, g.heartbeatResponse(g.onHeartbeat(env, *req, out)))
+	case *LeaveGroupRequest:
+		out.Send(from, &LeaveGroupResponse{Error: g.onLeaveGroup(env, *req, out)})
 	case sim.OffsetCommit:
 		out.Send(from, offsetCommitResponse(req, g.ValidateOffsetCommit(req)))
 	default:
@@ -278,21 +283,21 @@ func (g *Group) scheduleSession(env sim.CoordinatorEnv, m *Member, d time.Durati
 
 // heartbeatResponse answers a heartbeat. The two common answers are boxed
 // once per group: a heartbeat is the most frequent message.
-func (g *Group) heartbeatResponse(code ErrorCode) sim.Message {
+func (g *Group) heartbeatResponse(code ErrorCode) *HeartbeatResponse {
 	switch code {
 	case None:
 		return g.heartbeatOK
 	case RebalanceInProgress:
 		return g.heartbeatRebalancing
 	}
-	return HeartbeatResponse{Error: code}
+	return &HeartbeatResponse{Error: code}
 }
 
 // --- JoinGroup ---
 
 func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
 	reply := func(code ErrorCode) {
-		out.Send(from, JoinGroupResponse{Error: code, MemberID: req.MemberID, Generation: -1})
+		out.Send(from, &JoinGroupResponse{Error: code, MemberID: req.MemberID, Generation: -1})
 	}
 	if g.state == Dead {
 		reply(CoordinatorNotAvailable)
@@ -348,7 +353,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 
 func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req JoinGroupRequest, out *sim.Effects) {
 	if g.cfg.MaxSize > 0 && len(g.members) >= g.cfg.MaxSize {
-		out.Send(from, JoinGroupResponse{Error: GroupMaxSizeReached, Generation: -1})
+		out.Send(from, &JoinGroupResponse{Error: GroupMaxSizeReached, Generation: -1})
 		return
 	}
 	if req.GroupInstanceID != "" {
@@ -365,7 +370,7 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 	id := g.mintID(env, from, req)
 	g.pending[id] = true
 	out.SetTimer(pendingTimer(id), env.Now+req.SessionTimeout)
-	out.Send(from, JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
+	out.Send(from, &JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
 }
 
 func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, id string, req JoinGroupRequest, out *sim.Effects) {
@@ -410,10 +415,10 @@ func (g *Group) updateMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, 
 func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, from sim.Endpoint, old *Member, req JoinGroupRequest, out *sim.Effects) {
 	newID := g.mintID(env, from, req)
 	if old.AwaitingJoin {
-		out.Send(old.Endpoint, JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1})
+		out.Send(old.Endpoint, &JoinGroupResponse{Error: FencedInstanceID, MemberID: old.ID, Generation: -1})
 	}
 	if old.AwaitingSync {
-		out.Send(old.Endpoint, SyncGroupResponse{Error: FencedInstanceID})
+		out.Send(old.Endpoint, &SyncGroupResponse{Error: FencedInstanceID})
 	}
 	oldProtocols := old.Protocols
 	out.CancelTimer(old.sessionTimer())
@@ -462,8 +467,8 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 
 // joinResponse builds member m's JoinGroup response for the current
 // generation; only the leader sees the members and their subscriptions.
-func (g *Group) joinResponse(m *Member, skipAssignment bool) JoinGroupResponse {
-	r := JoinGroupResponse{Error: None, Generation: g.generation, ProtocolName: g.protocol, Leader: g.leader, MemberID: m.ID, SkipAssignment: skipAssignment}
+func (g *Group) joinResponse(m *Member, skipAssignment bool) *JoinGroupResponse {
+	r := g.joinResponses.New(JoinGroupResponse{Error: None, Generation: g.generation, ProtocolName: g.protocol, Leader: g.leader, MemberID: m.ID, SkipAssignment: skipAssignment})
 	if m.ID == g.leader {
 		// ClassicGroup.currentClassicGroupMembers, in map order.
 		r.Members = make([]JoinGroupMember, 0, len(g.members))
@@ -482,7 +487,7 @@ func (g *Group) prepareRebalance(env sim.CoordinatorEnv, reason string, out *sim
 		for _, m := range g.kafkaOrder() {
 			if m.AwaitingSync {
 				m.AwaitingSync = false
-				out.Send(m.Endpoint, SyncGroupResponse{Error: RebalanceInProgress})
+				out.Send(m.Endpoint, &SyncGroupResponse{Error: RebalanceInProgress})
 			}
 		}
 	}
@@ -607,7 +612,7 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 
 func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncGroupRequest, out *sim.Effects) {
 	reply := func(code ErrorCode, a kafka.Assignment) {
-		out.Send(from, SyncGroupResponse{Error: code, Assignment: a})
+		out.Send(from, g.syncResponses.New(SyncGroupResponse{Error: code, Assignment: a}))
 	}
 	m, code := g.validateExistingMember(req.MemberID, req.GroupInstanceID)
 	switch {
@@ -639,7 +644,7 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 			for _, o := range g.kafkaOrder() {
 				if o.AwaitingSync {
 					o.AwaitingSync = false
-					out.Send(o.Endpoint, SyncGroupResponse{Error: None, Assignment: o.Assignment})
+					out.Send(o.Endpoint, g.syncResponses.New(SyncGroupResponse{Error: None, Assignment: o.Assignment}))
 				}
 			}
 		}
@@ -748,10 +753,10 @@ func (g *Group) expireMemberHeartbeat(env sim.CoordinatorEnv, id string, out *si
 // removeMember drops m from the group.
 func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
 	if m.AwaitingJoin {
-		out.Send(m.Endpoint, JoinGroupResponse{Error: UnknownMemberID, MemberID: m.ID, Generation: -1})
+		out.Send(m.Endpoint, &JoinGroupResponse{Error: UnknownMemberID, MemberID: m.ID, Generation: -1})
 	}
 	if m.AwaitingSync {
-		out.Send(m.Endpoint, SyncGroupResponse{Error: UnknownMemberID})
+		out.Send(m.Endpoint, &SyncGroupResponse{Error: UnknownMemberID})
 	}
 	out.CancelTimer(m.sessionTimer())
 	g.dropMember(m)
@@ -786,9 +791,9 @@ func (g *Group) onMembershipChange(env sim.CoordinatorEnv, reason string, out *s
 // candidateProtocols are the assignors every member supports, sorted.
 func (g *Group) candidateProtocols() []string {
 	var cands []string
-	for name, n := range g.supporters {
-		if n == len(g.members) {
-			cands = append(cands, name)
+	for _, c := range g.supporters {
+		if c.members == len(g.members) {
+			cands = append(cands, c.name)
 		}
 	}
 	slices.Sort(cands)
@@ -810,7 +815,7 @@ func (g *Group) supportsProtocols(ps []ProtocolMetadata, self string) bool {
 		return len(ps) > 0
 	}
 	for _, p := range ps {
-		n := g.supporters[p.Name]
+		n := g.supporters.count(p.Name)
 		if slices.ContainsFunc(own, func(o ProtocolMetadata) bool { return o.Name == p.Name }) {
 			n--
 		}
@@ -830,11 +835,41 @@ func (g *Group) setProtocols(m *Member, ps []ProtocolMetadata) {
 
 func (g *Group) countProtocols(ps []ProtocolMetadata, delta int) {
 	for _, p := range ps {
-		g.supporters[p.Name] += delta
-		if g.supporters[p.Name] == 0 {
-			delete(g.supporters, p.Name)
+		g.supporters.add(p.Name, delta)
+	}
+}
+
+// protocolCounts counts, per assignor name, the members that list it. A
+// group sees a handful of assignors, and every JoinGroup counts its own
+// twice (out and back in), so a short list, scanned, beats a map, hashed.
+// Names counted down to zero are dropped, as candidateProtocols takes
+// every name listed.
+type protocolCounts []protocolCount
+
+type protocolCount struct {
+	name    string
+	members int
+}
+
+func (pc protocolCounts) count(name string) int {
+	for _, c := range pc {
+		if c.name == name {
+			return c.members
 		}
 	}
+	return 0
+}
+
+func (pc *protocolCounts) add(name string, delta int) {
+	for i := range *pc {
+		if c := &(*pc)[i]; c.name == name {
+			if c.members += delta; c.members == 0 {
+				*pc = slices.Delete(*pc, i, i+1)
+			}
+			return
+		}
+	}
+	*pc = append(*pc, protocolCount{name: name, members: delta})
 }
 
 // selectProtocol runs the vote of §2.3: each member votes for its first

@@ -23,8 +23,8 @@ import (
 // joinResponse reads `recv <name> join ...`. A member of the leader's list
 // is written id or id=owned; every member is subscribed to orders, and one
 // that owns partitions owned them in the generation before gen.
-func joinResponse(a transcript.Args, c *classic.Client, protocol string) classic.JoinGroupResponse {
-	r := classic.JoinGroupResponse{Error: classic.ErrorCode(a.Str("err", string(classic.None))), MemberID: a.Str("member", c.MemberID()),
+func joinResponse(a transcript.Args, c *classic.Client, protocol string) *classic.JoinGroupResponse {
+	r := &classic.JoinGroupResponse{Error: classic.ErrorCode(a.Str("err", string(classic.None))), MemberID: a.Str("member", c.MemberID()),
 		Generation: a.Int32("gen", -1), Leader: a.Str("leader", ""), SkipAssignment: a.Has("skip-assignment")}
 	if r.Error == classic.None {
 		r.ProtocolName = a.Str("protocol", protocol)
@@ -104,11 +104,11 @@ func (h *classicHarness) do(t *testing.T, d *datadriven.TestData, a transcript.A
 		case "join":
 			msg = joinResponse(a, c.(*classic.Client), h.assignors[name][0])
 		case "sync":
-			msg = classic.SyncGroupResponse{Error: code, Assignment: a.Assignment("assignment")}
+			msg = &classic.SyncGroupResponse{Error: code, Assignment: a.Assignment("assignment")}
 		case "heartbeat":
-			msg = classic.HeartbeatResponse{Error: code}
+			msg = &classic.HeartbeatResponse{Error: code}
 		case "leave":
-			msg = classic.LeaveGroupResponse{Error: code}
+			msg = &classic.LeaveGroupResponse{Error: code}
 		default:
 			d.Fatalf(t, "recv %s %s: want join, sync, heartbeat, leave or commit", name, kind)
 		}

@@ -30,7 +30,7 @@ func classicSubscription(ps []classic.ProtocolMetadata) classic.Subscription {
 func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, from sim.Endpoint, req classic.JoinGroupRequest, out *sim.Effects) {
 	g := c.consumer
 	reply := func(code classic.ErrorCode, memberID string) {
-		out.Send(from, classic.JoinGroupResponse{Error: code, MemberID: memberID, Generation: -1})
+		out.Send(from, &classic.JoinGroupResponse{Error: code, MemberID: memberID, Generation: -1})
 	}
 	memberID := req.MemberID
 	unknown := memberID == ""
@@ -95,7 +95,7 @@ func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, fr
 
 	// 3. The last consumer-protocol static member replaced by a classic one
 	// turns the group classic again.
-	resp := classic.JoinGroupResponse{Error: None, Generation: m.Epoch, ProtocolName: req.Protocols[0].Name, MemberID: m.id}
+	resp := &classic.JoinGroupResponse{Error: None, Generation: m.Epoch, ProtocolName: req.Protocols[0].Name, MemberID: m.id}
 	out.CancelTimer(sim.TimerID{Kind: timerJoin, Member: m.id})
 	m.joinTimerArmed = false
 	if replaced != nil && c.validateOnlineDowngradeWithReplacedMember(replaced, m) {
@@ -134,7 +134,7 @@ func (c *Coordinator) validateConsumerGroupMember(memberID, instanceID string) (
 // not its target.
 func (c *Coordinator) classicGroupSyncToConsumerGroup(env sim.CoordinatorEnv, from sim.Endpoint, req classic.SyncGroupRequest, out *sim.Effects) {
 	reply := func(code classic.ErrorCode, a kafka.Assignment) {
-		out.Send(from, classic.SyncGroupResponse{Error: code, Assignment: a})
+		out.Send(from, &classic.SyncGroupResponse{Error: code, Assignment: a})
 	}
 	if c.consumer.isEmpty() {
 		reply(UnknownMemberID, nil)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rebalsim/rebalsim/kafka"
+	"github.com/rebalsim/rebalsim/protocols/internal/slab"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -141,6 +142,8 @@ type Client struct {
 	nextCorrelation int32
 	timerAt         time.Duration
 	sent            sentFields
+	// heartbeats makes the client's requests (package slab).
+	heartbeats slab.Slab[ConsumerGroupHeartbeatRequest]
 
 	nextToken int
 	// pending are the callbacks asked for and not yet returned, oldest
@@ -223,11 +226,11 @@ func (c *Client) Poll(env sim.ClientEnv, out *sim.Effects) {
 
 // Receive handles the coordinator's responses.
 func (c *Client) Receive(env sim.ClientEnv, msg sim.Message, out *sim.Effects) {
-	r, ok := msg.(ConsumerGroupHeartbeatResponse)
+	r, ok := msg.(*ConsumerGroupHeartbeatResponse)
 	if !ok {
 		panic(fmt.Sprintf("nextgen client: unexpected message %T", msg))
 	}
-	c.onResponse(env, r, out)
+	c.onResponse(env, *r, out)
 	c.runBackground(env, out)
 }
 

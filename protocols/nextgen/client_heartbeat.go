@@ -89,7 +89,7 @@ func (c *Client) sendHeartbeat(env sim.ClientEnv, ignoreResponse bool, out *sim.
 		c.inFlight = req.CorrelationID
 		out.SetClientTimer(sim.TimerID{Kind: timerRequestTimeout}, env.Now+c.cfg.RequestTimeout, sim.BackgroundThread)
 	}
-	out.Request(sim.BackgroundThread, req)
+	out.Request(sim.BackgroundThread, c.heartbeats.New(req))
 	c.onHeartbeatRequestGenerated(env, out)
 	c.armHeartbeatTimer(out)
 }

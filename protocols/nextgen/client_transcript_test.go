@@ -47,7 +47,7 @@ func doClient(h *transcript.Clients, t *testing.T, d *datadriven.TestData, a tra
 		// to the client's own, and no assignment means none in the response.
 		name, sc := h.Client(t, d)
 		c := sc.(*Client)
-		r := ConsumerGroupHeartbeatResponse{CorrelationID: a.Int32("corr", c.inFlight), ErrorCode: classic.ErrorCode(strings.ToUpper(a.Str("err", "NONE"))),
+		r := &ConsumerGroupHeartbeatResponse{CorrelationID: a.Int32("corr", c.inFlight), ErrorCode: classic.ErrorCode(strings.ToUpper(a.Str("err", "NONE"))),
 			MemberID: a.Str("member", c.memberID), MemberEpoch: a.Int32("epoch", c.memberEpoch),
 			HeartbeatIntervalMs: a.Int32("interval", toMs(c.interval)), Assignment: a.Assignment("assignment")}
 		return transcript.Lines(h.Step(name, func(c sim.Client, env sim.ClientEnv, out *sim.Effects) { c.Receive(env, r, out) }))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic"
+	"github.com/rebalsim/rebalsim/protocols/internal/slab"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -59,6 +60,9 @@ type Coordinator struct {
 	// member that holds its target, so that a test can check the
 	// shortcut against CurrentAssignmentBuilder itself.
 	alwaysReconcile bool
+	// responses makes the answers to ConsumerGroupHeartbeats (package
+	// slab).
+	responses slab.Slab[ConsumerGroupHeartbeatResponse]
 }
 
 // NewCoordinator returns a coordinator holding an empty classic group, which
@@ -112,11 +116,11 @@ func (c *Coordinator) GroupEpoch() int32 {
 // classicGroupSync, classicGroupHeartbeat, classicGroupLeave).
 func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, out *sim.Effects) {
 	switch req := msg.(type) {
-	case ConsumerGroupHeartbeatRequest:
-		c.onConsumerGroupHeartbeat(env, from, req, out)
-	case classic.JoinGroupRequest:
+	case *ConsumerGroupHeartbeatRequest:
+		c.onConsumerGroupHeartbeat(env, from, *req, out)
+	case *classic.JoinGroupRequest:
 		if c.consumer != nil && !c.consumer.isEmpty() {
-			c.classicGroupJoinToConsumerGroup(env, from, req, out)
+			c.classicGroupJoinToConsumerGroup(env, from, *req, out)
 			break
 		}
 		if c.consumer != nil {
@@ -125,24 +129,24 @@ func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim
 			c.becomeClassic(classic.NewGroup(c.cfg), out)
 		}
 		c.classic.Receive(env, from, msg, out)
-	case classic.SyncGroupRequest:
+	case *classic.SyncGroupRequest:
 		if c.consumer == nil {
 			c.classic.Receive(env, from, msg, out)
 			break
 		}
-		c.classicGroupSyncToConsumerGroup(env, from, req, out)
-	case classic.HeartbeatRequest:
+		c.classicGroupSyncToConsumerGroup(env, from, *req, out)
+	case *classic.HeartbeatRequest:
 		if c.consumer == nil {
 			c.classic.Receive(env, from, msg, out)
 			break
 		}
-		out.Send(from, classic.HeartbeatResponse{Error: c.classicGroupHeartbeatToConsumerGroup(env, from, req, out)})
-	case classic.LeaveGroupRequest:
+		out.Send(from, &classic.HeartbeatResponse{Error: c.classicGroupHeartbeatToConsumerGroup(env, from, *req, out)})
+	case *classic.LeaveGroupRequest:
 		if c.consumer == nil {
 			c.classic.Receive(env, from, msg, out)
 			break
 		}
-		out.Send(from, classic.LeaveGroupResponse{Error: c.classicGroupLeaveToConsumerGroup(env, req, out)})
+		out.Send(from, &classic.LeaveGroupResponse{Error: c.classicGroupLeaveToConsumerGroup(env, *req, out)})
 	case sim.OffsetCommit:
 		c.onOffsetCommit(env, from, msg, req, out)
 	default:

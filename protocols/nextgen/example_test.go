@@ -16,11 +16,11 @@ func ExampleCoordinator() {
 	coord := nextgen.NewCoordinator(sim.ResolveGroupConfig(sim.GroupConfig{}))
 	env := sim.CoordinatorEnv{Now: 0, Metadata: []kafka.Topic{{Name: "orders", Partitions: 3}}}
 	var out sim.Effects
-	coord.Receive(env, sim.Endpoint{Process: "c1", Incarnation: 1}, nextgen.ConsumerGroupHeartbeatRequest{
+	coord.Receive(env, sim.Endpoint{Process: "c1", Incarnation: 1}, &nextgen.ConsumerGroupHeartbeatRequest{
 		MemberEpoch: nextgen.JoinGroupMemberEpoch, RebalanceTimeoutMs: 300000,
 		SubscribedTopicNames: []string{"orders"}, TopicPartitions: kafka.Assignment{},
 	}, &out)
-	r := out.Sends[0].Msg.(nextgen.ConsumerGroupHeartbeatResponse)
+	r := out.Sends[0].Msg.(*nextgen.ConsumerGroupHeartbeatResponse)
 	fmt.Println(r.ErrorCode, r.MemberID, r.MemberEpoch, r.Assignment, coord.State())
 	// Output: NONE c1-1 2 orders[0 1 2] STABLE
 }
@@ -35,7 +35,7 @@ func ExampleClient() {
 	fmt.Println("wants poll:", out.WantPoll)
 	out.Reset()
 	c.Poll(sim.ClientEnv{}, &out)
-	req := out.Sends[0].Msg.(nextgen.ConsumerGroupHeartbeatRequest)
+	req := out.Sends[0].Msg.(*nextgen.ConsumerGroupHeartbeatRequest)
 	fmt.Println(c.State(), req.Kind(), req.MemberEpoch, req.SubscribedTopicNames)
 	// Output:
 	// wants poll: true

@@ -31,7 +31,7 @@ func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.
 }
 
 func (c *Coordinator) replyHeartbeatError(from sim.Endpoint, req ConsumerGroupHeartbeatRequest, code classic.ErrorCode, out *sim.Effects) {
-	out.Send(from, ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: code, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch})
+	out.Send(from, c.responses.New(ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: code, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}))
 }
 
 // validateConsumerGroupHeartbeat is throwIfConsumerGroupHeartbeatRequestIsInvalid:
@@ -149,7 +149,7 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 	if req.isFullRequest() || !before.Equal(m.Assigned) {
 		resp.Assignment = m.Assigned.Clone()
 	}
-	out.Send(from, resp)
+	out.Send(from, c.responses.New(resp))
 }
 
 // getOrMaybeSubscribeDynamicMember is getOrMaybeSubscribeDynamicConsumerGroupMember
@@ -369,7 +369,7 @@ func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoi
 	} else {
 		c.consumerGroupFenceMember(env, m, "the member left the group", out)
 	}
-	out.Send(from, ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: None, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch})
+	out.Send(from, c.responses.New(ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: None, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}))
 }
 
 // consumerGroupStaticMemberGroupLeave keeps a static member that leaves

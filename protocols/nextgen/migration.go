@@ -61,10 +61,10 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 	gen := cg.Generation()
 	for _, m := range cg.Members() {
 		if m.AwaitingJoin {
-			out.Send(m.Endpoint, classic.JoinGroupResponse{Error: classic.RebalanceInProgress, MemberID: m.ID, Generation: -1})
+			out.Send(m.Endpoint, &classic.JoinGroupResponse{Error: classic.RebalanceInProgress, MemberID: m.ID, Generation: -1})
 		}
 		if m.AwaitingSync {
-			out.Send(m.Endpoint, classic.SyncGroupResponse{Error: classic.RebalanceInProgress})
+			out.Send(m.Endpoint, &classic.SyncGroupResponse{Error: classic.RebalanceInProgress})
 		}
 	}
 	cg.CancelTimers(out)

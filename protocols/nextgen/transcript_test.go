@@ -25,7 +25,7 @@ import (
 // every transcript does.
 func fmtMessage(m sim.Message) string {
 	switch r := m.(type) {
-	case ConsumerGroupHeartbeatRequest:
+	case *ConsumerGroupHeartbeatRequest:
 		s := fmt.Sprintf("ConsumerGroupHeartbeat member=%s epoch=%d", transcript.OrDash(r.MemberID), r.MemberEpoch) + transcript.Opt("instance", r.InstanceID)
 		if r.RebalanceTimeoutMs != -1 {
 			s += fmt.Sprintf(" rt=%d", r.RebalanceTimeoutMs)
@@ -38,7 +38,7 @@ func fmtMessage(m sim.Message) string {
 			s += " owned=" + transcript.Assignment(r.TopicPartitions)
 		}
 		return s
-	case ConsumerGroupHeartbeatResponse:
+	case *ConsumerGroupHeartbeatResponse:
 		s := fmt.Sprintf("ConsumerGroupHeartbeatResponse %s member=%s epoch=%d", r.ErrorCode, transcript.OrDash(r.MemberID), r.MemberEpoch)
 		if r.ErrorCode == None {
 			s += fmt.Sprintf(" interval=%d assignment=%s", r.HeartbeatIntervalMs, transcript.Assignment(r.Assignment))
@@ -146,7 +146,7 @@ func (h *coordHarness) do(t *testing.T, d *datadriven.TestData) string {
 		// A ConsumerGroupHeartbeat; at epoch 0 the fields a join needs
 		// default to a full join (rt=300000, topics=orders, owned=-).
 		epoch := a.Int32("epoch", 0)
-		req := ConsumerGroupHeartbeatRequest{MemberID: strings.TrimPrefix(a.Str("member", ""), "-"), MemberEpoch: epoch,
+		req := &ConsumerGroupHeartbeatRequest{MemberID: strings.TrimPrefix(a.Str("member", ""), "-"), MemberEpoch: epoch,
 			InstanceID: a.Str("instance", ""), RebalanceTimeoutMs: a.Int32("rt", -1), SubscribedTopicNames: a.List("topics"),
 			ServerAssignor: a.Str("assignor", ""), TopicPartitions: a.Assignment("owned")}
 		if epoch == 0 {
@@ -172,7 +172,7 @@ func (h *coordHarness) do(t *testing.T, d *datadriven.TestData) string {
 			protocols = []string{"cooperative-sticky"}
 		}
 		sub := classic.Subscription{Topics: []string{"orders"}, Owned: a.Assignment("owned"), Generation: a.Int32("gen", -1)}
-		req := classic.JoinGroupRequest{ClientID: a.Pos(0), MemberID: strings.TrimPrefix(a.Str("member", ""), "-"), GroupInstanceID: a.Str("instance", ""),
+		req := &classic.JoinGroupRequest{ClientID: a.Pos(0), MemberID: strings.TrimPrefix(a.Str("member", ""), "-"), GroupInstanceID: a.Str("instance", ""),
 			SessionTimeout: a.Dur("session", 45*time.Second), RebalanceTimeout: a.Dur("rebalance", 5*time.Minute)}
 		for _, p := range protocols {
 			req.Protocols = append(req.Protocols, classic.ProtocolMetadata{Name: p, Metadata: sub})
@@ -182,7 +182,7 @@ func (h *coordHarness) do(t *testing.T, d *datadriven.TestData) string {
 		// sync <process> member=<id> gen=<n> [instance=<id>] [assign=<member>=t:0,1/...]
 		// Example: sync c1 member=c1-1 gen=1 assign=c1-1=orders:0-2/c2-2=orders:3-5
 		// A classic SyncGroup; the leader's carries the assignments.
-		req := classic.SyncGroupRequest{MemberID: a.Str("member", ""), GroupInstanceID: a.Str("instance", ""), Generation: a.Int32("gen", -1)}
+		req := &classic.SyncGroupRequest{MemberID: a.Str("member", ""), GroupInstanceID: a.Str("instance", ""), Generation: a.Int32("gen", -1)}
 		if v, ok := d.Arg("assign"); ok {
 			req.Assignments = map[string]kafka.Assignment{}
 			for _, part := range strings.Split(v.SingleVal(t), "/") {
@@ -203,12 +203,12 @@ func (h *coordHarness) do(t *testing.T, d *datadriven.TestData) string {
 		// classic-hb <process> member=<id> gen=<n> [instance=<id>]
 		// Example: classic-hb c1 member=c1-1 gen=1
 		// A classic Heartbeat.
-		return transcript.Lines(h.receive(a.Pos(0), classic.HeartbeatRequest{MemberID: a.Str("member", ""), GroupInstanceID: a.Str("instance", ""), Generation: a.Int32("gen", -1)}))
+		return transcript.Lines(h.receive(a.Pos(0), &classic.HeartbeatRequest{MemberID: a.Str("member", ""), GroupInstanceID: a.Str("instance", ""), Generation: a.Int32("gen", -1)}))
 	case "leave":
 		// leave <process> member=<id> [instance=<id>]
 		// Example: leave c2 member=c2-2
 		// A classic LeaveGroup.
-		return transcript.Lines(h.receive(a.Pos(0), classic.LeaveGroupRequest{MemberID: a.Str("member", ""), GroupInstanceID: a.Str("instance", "")}))
+		return transcript.Lines(h.receive(a.Pos(0), &classic.LeaveGroupRequest{MemberID: a.Str("member", ""), GroupInstanceID: a.Str("instance", "")}))
 	case "tick":
 		// tick <duration>
 		// Example: tick 45s

@@ -22,14 +22,14 @@ func Opt(key, value string) string {
 // by its kind and fields.
 func Message(m sim.Message) string {
 	switch r := m.(type) {
-	case classic.JoinGroupRequest:
+	case *classic.JoinGroupRequest:
 		s := fmt.Sprintf("JoinGroup member=%s%s session=%s rebalance=%s", OrDash(r.MemberID), Opt("instance", r.GroupInstanceID),
 			Duration(r.SessionTimeout), Duration(r.RebalanceTimeout))
 		for _, p := range r.Protocols {
 			s += fmt.Sprintf(" %s(topics=%s owned=%s gen=%d)", p.Name, strings.Join(p.Metadata.Topics, ","), Assignment(p.Metadata.Owned), p.Metadata.Generation)
 		}
 		return s
-	case classic.JoinGroupResponse:
+	case *classic.JoinGroupResponse:
 		s := fmt.Sprintf("JoinGroupResponse %s member=%s gen=%d%s%s", r.Error, OrDash(r.MemberID), r.Generation,
 			Opt("protocol", r.ProtocolName), Opt("leader", r.Leader))
 		if r.SkipAssignment {
@@ -40,7 +40,7 @@ func Message(m sim.Message) string {
 			ids = append(ids, m.MemberID)
 		}
 		return s + Opt("members", strings.Join(ids, ","))
-	case classic.SyncGroupRequest:
+	case *classic.SyncGroupRequest:
 		ids := make([]string, 0, len(r.Assignments))
 		for id := range r.Assignments {
 			ids = append(ids, id)
@@ -51,15 +51,15 @@ func Message(m sim.Message) string {
 			assign = append(assign, id+"="+Assignment(r.Assignments[id]))
 		}
 		return fmt.Sprintf("SyncGroup member=%s gen=%d%s%s", OrDash(r.MemberID), r.Generation, Opt("instance", r.GroupInstanceID), Opt("assign", strings.Join(assign, "/")))
-	case classic.SyncGroupResponse:
+	case *classic.SyncGroupResponse:
 		return fmt.Sprintf("SyncGroupResponse %s assignment=%s", r.Error, Assignment(r.Assignment))
-	case classic.HeartbeatRequest:
+	case *classic.HeartbeatRequest:
 		return fmt.Sprintf("Heartbeat member=%s gen=%d%s", OrDash(r.MemberID), r.Generation, Opt("instance", r.GroupInstanceID))
-	case classic.HeartbeatResponse:
+	case *classic.HeartbeatResponse:
 		return fmt.Sprintf("HeartbeatResponse %s", r.Error)
-	case classic.LeaveGroupRequest:
+	case *classic.LeaveGroupRequest:
 		return fmt.Sprintf("LeaveGroup member=%s", OrDash(r.MemberID))
-	case classic.LeaveGroupResponse:
+	case *classic.LeaveGroupResponse:
 		return fmt.Sprintf("LeaveGroupResponse %s", r.Error)
 	case sim.OffsetCommit:
 		return fmt.Sprintf("OffsetCommit member=%s%s epoch=%d partitions=%v", OrDash(r.MemberID), Opt("instance", r.GroupInstanceID), r.GenerationIDOrMemberEpoch, r.Partitions)
