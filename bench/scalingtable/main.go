@@ -16,6 +16,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("scalingtable", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	units := fs.StringArray("unit", []string{"cpu-ns/op"}, "the measurement to tabulate and fit (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: scalingtable [--unit U]... [scaling.txt | -]...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); errors.Is(err, pflag.ErrHelp) {
+		return 0
+	} else if err != nil {
+		fmt.Fprintln(stderr, "scalingtable:", err)
 		return 2
 	}
 	if err := table(fs.Args(), *units, stdin, stdout); err != nil {
