@@ -23,45 +23,26 @@ func WriteTable(w io.Writer, results []Result, unit string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Cost of a run with a rolling restart of %d members (%s; the median where a point ran more than once):\n\n", Restarts, unit)
 	header(&b, "members", labels(GridPartitions, count))
-	for _, proto := range sim.Protocols() {
-		for _, m := range GridMembers {
-			fmt.Fprintf(&b, "| %s | %s |", proto, count(m))
-			for _, n := range GridPartitions {
-				if c, ok := costs[Point{proto, m, n}]; ok {
-					fmt.Fprintf(&b, " %s |", amount(c, unit))
-				} else {
-					b.WriteString(" — |")
-				}
-			}
-			b.WriteString("\n")
+	rows(&b, GridMembers, len(GridPartitions), func(proto string, m, i int) string {
+		if c, ok := costs[Point{proto, m, GridPartitions[i]}]; ok {
+			return amount(c, unit)
 		}
-	}
+		return "—"
+	})
 
 	b.WriteString("\nGrowth with partitions at each group size: the slope of log(cost) over log(partitions) between neighbouring columns (0 is flat, 1 linear, 2 quadratic):\n\n")
 	header(&b, "members", steps(GridPartitions))
-	for _, proto := range sim.Protocols() {
-		for _, m := range GridMembers {
-			fmt.Fprintf(&b, "| %s | %s |", proto, count(m))
-			for i := 1; i < len(GridPartitions); i++ {
-				lo, hi := Point{proto, m, GridPartitions[i-1]}, Point{proto, m, GridPartitions[i]}
-				fmt.Fprintf(&b, " %s |", slope(costs, lo, hi, GridPartitions[i-1], GridPartitions[i]))
-			}
-			b.WriteString("\n")
-		}
-	}
+	rows(&b, GridMembers, len(GridPartitions)-1, func(proto string, m, i int) string {
+		lo, hi := GridPartitions[i], GridPartitions[i+1]
+		return slope(costs, Point{proto, m, lo}, Point{proto, m, hi}, lo, hi)
+	})
 
 	b.WriteString("\nGrowth with members at each partition count: the slope of log(cost) over log(members) between neighbouring group sizes:\n\n")
 	header(&b, "partitions", steps(GridMembers))
-	for _, proto := range sim.Protocols() {
-		for _, n := range GridPartitions {
-			fmt.Fprintf(&b, "| %s | %s |", proto, count(n))
-			for i := 1; i < len(GridMembers); i++ {
-				lo, hi := Point{proto, GridMembers[i-1], n}, Point{proto, GridMembers[i], n}
-				fmt.Fprintf(&b, " %s |", slope(costs, lo, hi, GridMembers[i-1], GridMembers[i]))
-			}
-			b.WriteString("\n")
-		}
-	}
+	rows(&b, GridPartitions, len(GridMembers)-1, func(proto string, n, i int) string {
+		lo, hi := GridMembers[i], GridMembers[i+1]
+		return slope(costs, Point{proto, lo, n}, Point{proto, hi, n}, lo, hi)
+	})
 
 	b.WriteString("\nFitted growth over every measured point, cost ≈ C × members^a × partitions^b (least squares on the logarithms; R² near 1 when the points lie on one power law):\n\n")
 	b.WriteString("| protocol | a (members) | b (partitions) | R² | points |\n| --- | ---: | ---: | ---: | ---: |\n")
@@ -95,6 +76,21 @@ func header(b *strings.Builder, rowKey string, cols []string) {
 	b.WriteString("\n| --- | ---: |" + strings.Repeat(" ---: |", len(cols)) + "\n")
 }
 
+// rows writes a table's body: a line per protocol and row size, and in
+// it cols cells, the i-th cell(protocol, row size, i).
+func rows(b *strings.Builder, sizes []int, cols int, cell func(proto string, size, i int) string) {
+	for _, proto := range sim.Protocols() {
+		for _, size := range sizes {
+			fmt.Fprintf(b, "| %s | %s |", proto, count(size))
+			for i := range cols {
+				fmt.Fprintf(b, " %s |", cell(proto, size, i))
+			}
+			b.WriteString("\n")
+		}
+	}
+}
+
+// labels names the columns of sizes.
 func labels(sizes []int, label func(int) string) []string {
 	out := make([]string, len(sizes))
 	for i, s := range sizes {
