@@ -26,7 +26,8 @@ type Result struct {
 // it in errors) and returns its BenchmarkScaling lines in order. Every
 // other line (goos:, pkg:, PASS, other benchmarks) is passed over; a
 // BenchmarkScaling line that cannot be read is an error naming its line
-// and column, and so is a failed point.
+// and column, and so is a failed point (the table would be silently
+// short of it).
 func ParseResults(source string, r io.Reader) ([]Result, error) {
 	var out []Result
 	sc := bufio.NewScanner(r)
@@ -81,6 +82,14 @@ func lineError(col int, format string, args ...any) error {
 // partitions=N-GOMAXPROCS  iterations  value unit  value unit ...".
 func parseLine(s string) (Result, bool, error) {
 	fs := fields(s)
+	// A point that fails at once is reported on a line of its own.
+	if len(fs) >= 3 && fs[0].text == "---" && fs[1].text == "FAIL:" && strings.HasPrefix(fs[2].text, benchmarkName+"/") {
+		p, err := parseName(fs[2])
+		if err != nil {
+			return Result{}, false, err
+		}
+		return Result{}, false, lineError(fs[0].col, "%s failed: the lines after it say why", p.Name())
+	}
 	if len(fs) == 0 || !strings.HasPrefix(fs[0].text, benchmarkName+"/") {
 		return Result{}, false, nil
 	}

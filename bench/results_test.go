@@ -90,6 +90,8 @@ func TestParseResultsErrors(t *testing.T) {
 		{"BenchmarkScaling/protocol=eager/members=10/members=20 1 2 ns/op", "x.txt:2:44: members is given twice"},
 		{"BenchmarkScaling/protocol=eager/10/partitions=1000 1 2 ns/op", "x.txt:2:33: want key=value (protocol, members or partitions), found \"10\""},
 		{"BenchmarkScaling/protocol=eager/partitions=1000 1 2 ns/op", "x.txt:2:1: the name \"BenchmarkScaling/protocol=eager/partitions=1000\" lacks members="},
+		{"--- FAIL: BenchmarkScaling/protocol=eager/members=10/partitions=1000", "x.txt:2:1: protocol=eager/members=10/partitions=1000 failed: the lines after it say why"},
+		{"--- FAIL: BenchmarkScaling", ""}, // the parent's summary line, after its points' own
 		{"\t" + name + " 50 12 ns/op 13", "x.txt:2:77: want a unit after \"13\""},
 	} {
 		_, err := ParseResults("x.txt", strings.NewReader("goos: linux\n"+tc.line+"\n"))
