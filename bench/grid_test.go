@@ -28,6 +28,15 @@ func TestGrid(t *testing.T) {
 	if got := (Point{"eager", 10, 1000}).Name(); got != "protocol=eager/members=10/partitions=1000" {
 		t.Errorf("name %q", got)
 	}
+	// The table reads every name back as go test prints it, with and
+	// without the GOMAXPROCS suffix.
+	for _, p := range pts {
+		for _, printed := range []string{benchmarkName + "/" + p.Name(), benchmarkName + "/" + p.Name() + "-2"} {
+			if got, err := parseName(field{printed, 1}); err != nil || got != p {
+				t.Errorf("%s read back as %+v, %v", printed, got, err)
+			}
+		}
+	}
 }
 
 // TestSources: every size's scenario loads, and is the rolling restart
