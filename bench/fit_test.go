@@ -9,8 +9,8 @@ import (
 // powerLaw samples c × m^a × n^b over the whole grid.
 func powerLaw(c, a, b float64) []Sample {
 	var s []Sample
-	for _, m := range GridMembers {
-		for _, n := range GridPartitions {
+	for _, m := range gridMembers {
+		for _, n := range gridPartitions {
 			s = append(s, Sample{m, n, c * math.Pow(float64(m), a) * math.Pow(float64(n), b)})
 		}
 	}

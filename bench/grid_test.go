@@ -42,8 +42,8 @@ func TestGrid(t *testing.T) {
 // TestSources: every size's scenario loads, and is the rolling restart
 // the table describes.
 func TestSources(t *testing.T) {
-	for _, m := range GridMembers {
-		for _, n := range GridPartitions {
+	for _, m := range gridMembers {
+		for _, n := range gridPartitions {
 			f, err := scenarios.Parse("scaling.yaml", Source(m, n))
 			if err != nil {
 				t.Fatalf("%d × %d: %v", m, n, err)

@@ -22,25 +22,25 @@ func WriteTable(w io.Writer, results []Result, unit string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Cost of a run with a rolling restart of %d members (%s; the median where a point ran more than once):\n\n", Restarts, unit)
-	header(&b, "members", labels(GridPartitions, count))
-	rows(&b, GridMembers, len(GridPartitions), func(proto string, m, i int) string {
-		if c, ok := costs[Point{proto, m, GridPartitions[i]}]; ok {
+	header(&b, "members", labels(gridPartitions, count))
+	rows(&b, gridMembers, len(gridPartitions), func(proto string, m, i int) string {
+		if c, ok := costs[Point{proto, m, gridPartitions[i]}]; ok {
 			return amount(c, unit)
 		}
 		return "—"
 	})
 
 	b.WriteString("\nGrowth with partitions at each group size: the slope of log(cost) over log(partitions) between neighbouring columns (0 is flat, 1 linear, 2 quadratic):\n\n")
-	header(&b, "members", steps(GridPartitions))
-	rows(&b, GridMembers, len(GridPartitions)-1, func(proto string, m, i int) string {
-		lo, hi := GridPartitions[i], GridPartitions[i+1]
+	header(&b, "members", steps(gridPartitions))
+	rows(&b, gridMembers, len(gridPartitions)-1, func(proto string, m, i int) string {
+		lo, hi := gridPartitions[i], gridPartitions[i+1]
 		return slope(costs, Point{proto, m, lo}, Point{proto, m, hi}, lo, hi)
 	})
 
 	b.WriteString("\nGrowth with members at each partition count: the slope of log(cost) over log(members) between neighbouring group sizes:\n\n")
-	header(&b, "partitions", steps(GridMembers))
-	rows(&b, GridPartitions, len(GridMembers)-1, func(proto string, n, i int) string {
-		lo, hi := GridMembers[i], GridMembers[i+1]
+	header(&b, "partitions", steps(gridMembers))
+	rows(&b, gridPartitions, len(gridMembers)-1, func(proto string, n, i int) string {
+		lo, hi := gridMembers[i], gridMembers[i+1]
 		return slope(costs, Point{proto, lo, n}, Point{proto, hi, n}, lo, hi)
 	})
 
@@ -48,8 +48,8 @@ func WriteTable(w io.Writer, results []Result, unit string) error {
 	b.WriteString("| protocol | a (members) | b (partitions) | R² | points |\n| --- | ---: | ---: | ---: | ---: |\n")
 	for _, proto := range sim.Protocols() {
 		var samples []Sample
-		for _, m := range GridMembers {
-			for _, n := range GridPartitions {
+		for _, m := range gridMembers {
+			for _, n := range gridPartitions {
 				if c, ok := costs[Point{proto, m, n}]; ok {
 					samples = append(samples, Sample{m, n, c})
 				}
