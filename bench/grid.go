@@ -79,6 +79,9 @@ func Source(members, partitions int) []byte {
 	rate := strconv.FormatFloat(float64(memberRate*members)/float64(partitions), 'f', -1, 64)
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: scaling-%dx%d\n", members, partitions)
+	fmt.Fprintf(&b, "description: >-\n  A point of the scaling table (package bench): %d dynamic consumers on one\n"+
+		"  topic of %d partitions, of which %d are restarted one by one, %s apart,\n"+
+		"  each down for %s, with a graceful close.\n", members, partitions, len(restarted), restartInterval, restartDown)
 	fmt.Fprintf(&b, "duration: %s\n", last+settle)
 	fmt.Fprintf(&b, "topics:\n  - {name: events, partitions: %d, rate: %s}\n", partitions, rate)
 	b.WriteString("network:\n  latency: 2ms\n")

@@ -11,8 +11,16 @@
 // With no file, or "-", it reads standard input. --unit picks the
 // measurement (default cpu-ns/op, the process's CPU time per run; ns/op is
 // wall time; B/op, allocs/op, events/run and rebalances/run fit as well)
-// and may be given more than once, for one table each. Exit codes: 0 ok,
-// 2 bad input or usage.
+// and may be given more than once, for one table each.
+//
+// --scenario MEMBERSxPARTITIONS prints a point's scenario file instead,
+// to run it with the CLI (peak memory with /usr/bin/time, a profile with
+// --cpuprofile):
+//
+//	go run ./bench/scalingtable --scenario 1000x1000000 > scaling-1000x1000000.yaml
+//	rebalsim run scaling-1000x1000000.yaml --protocol cooperative --no-timeline --format json
+//
+// Exit codes: 0 ok, 2 bad input or usage.
 package main
 
 import (
@@ -20,6 +28,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -34,8 +44,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("scalingtable", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	units := fs.StringArray("unit", []string{"cpu-ns/op"}, "the measurement to tabulate and fit (repeatable)")
+	scenario := fs.String("scenario", "", "print the scenario file of the point MEMBERSxPARTITIONS (1000x1000000) instead")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: scalingtable [--unit U]... [scaling.txt | -]...")
+		fmt.Fprintln(stderr, "usage: scalingtable [--unit U]... [scaling.txt | -]...\n       scalingtable --scenario MEMBERSxPARTITIONS")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); errors.Is(err, pflag.ErrHelp) {
@@ -44,11 +55,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "scalingtable:", err)
 		return 2
 	}
+	if *scenario != "" {
+		src, err := source(*scenario)
+		if err == nil {
+			_, err = stdout.Write(src)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "scalingtable:", err)
+			return 2
+		}
+		return 0
+	}
 	if err := table(fs.Args(), *units, stdin, stdout); err != nil {
 		fmt.Fprintln(stderr, "scalingtable:", err)
 		return 2
 	}
 	return 0
+}
+
+// source is the scenario file of a point written MEMBERSxPARTITIONS.
+func source(point string) ([]byte, error) {
+	m, n, ok := strings.Cut(point, "x")
+	members, errM := strconv.Atoi(m)
+	partitions, errN := strconv.Atoi(n)
+	if !ok || errM != nil || errN != nil || members <= 0 || partitions <= 0 {
+		return nil, fmt.Errorf("--scenario: want MEMBERSxPARTITIONS, two positive integers such as 1000x1000000, found %q", point)
+	}
+	return bench.Source(members, partitions), nil
 }
 
 func table(files, units []string, stdin io.Reader, stdout io.Writer) error {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rebalsim/rebalsim/bench"
 )
 
 // lines are two points' worth of BenchmarkScaling output per protocol
@@ -55,10 +57,24 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"--unit", "B/op"}, lines, "scalingtable: no B/op measurements"},
 		{[]string{"no-such-file.txt"}, "", "scalingtable: open no-such-file.txt"},
 		{[]string{"--units", "B/op"}, lines, "unknown flag: --units"},
+		{[]string{"--scenario", "1000"}, "", "--scenario: want MEMBERSxPARTITIONS"},
+		{[]string{"--scenario", "0x1000"}, "", "found \"0x1000\""},
 	} {
 		var out, errs bytes.Buffer
 		if code := run(tc.args, strings.NewReader(tc.stdin), &out, &errs); code != 2 || !strings.Contains(errs.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs.String(), tc.want)
 		}
+	}
+}
+
+// TestRunScenario: --scenario prints the point's file, the one
+// BenchmarkScaling runs.
+func TestRunScenario(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"--scenario", "10x1000"}, strings.NewReader(""), &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	if want := string(bench.Source(10, 1000)); out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
 	}
 }
