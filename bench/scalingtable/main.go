@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	go test -run '^$' -bench Scaling -benchmem ./bench | tee scaling.txt
+//	go test -run '^$' -bench Scaling -benchmem -timeout 30m ./bench | tee scaling.txt
 //	go run ./bench/scalingtable [--unit U]... [scaling.txt | -]...
 //
 // With no file, or "-", it reads standard input. --unit picks the
