@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rebalsim/rebalsim/internal/cputime"
 	"github.com/rebalsim/rebalsim/protocols"
 	"github.com/rebalsim/rebalsim/scenarios"
 	"github.com/rebalsim/rebalsim/sim"
@@ -30,7 +31,7 @@ func BenchmarkScaling(b *testing.B) {
 			var events uint64
 			var rebalances int
 			var unhealthy error
-			start, ok := processCPU()
+			start, ok := cputime.Process()
 			n := 0
 			for b.Loop() {
 				r, err := runPoint(f, p)
@@ -40,7 +41,7 @@ func BenchmarkScaling(b *testing.B) {
 				events, rebalances, unhealthy = r.Events, r.Metrics.Rebalances, healthy(r)
 				n++
 			}
-			if end, _ := processCPU(); ok && n > 0 {
+			if end, _ := cputime.Process(); ok && n > 0 {
 				b.ReportMetric(float64((end-start)/time.Duration(n)), "cpu-ns/op")
 			}
 			if unhealthy != nil {

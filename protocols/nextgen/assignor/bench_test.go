@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rebalsim/rebalsim/internal/cputime"
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
@@ -37,7 +38,7 @@ const maxBucketCount = 5 // AssignorBenchmarkUtils MAX_BUCKET_COUNT
 // time of an op stretches with the load, its CPU time much less so.
 func loopCPU(b *testing.B, op func() error) {
 	b.ReportAllocs()
-	start, ok := processCPU()
+	start, ok := cputime.Process()
 	n := 0
 	for b.Loop() {
 		if err := op(); err != nil {
@@ -45,7 +46,7 @@ func loopCPU(b *testing.B, op func() error) {
 		}
 		n++
 	}
-	if end, _ := processCPU(); ok && n > 0 {
+	if end, _ := cputime.Process(); ok && n > 0 {
 		b.ReportMetric(float64((end-start)/time.Duration(n)), "cpu-ns/op")
 	}
 }
