@@ -117,7 +117,7 @@ type Client struct {
 	fatal        string
 	// heartbeat is the last HeartbeatRequest sent, kept to send again
 	// while the member id and generation stay the same: a heartbeat is the
-	// most frequent message, and a message boxed once is not boxed again.
+	// most frequent message, and one made once need not be made again.
 	heartbeat    *HeartbeatRequest
 	heartbeatFor HeartbeatRequest
 	// prepareCommit follows onJoinPrepare's auto-commit: the JoinGroup

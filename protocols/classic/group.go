@@ -281,7 +281,7 @@ func (g *Group) scheduleSession(env sim.CoordinatorEnv, m *Member, d time.Durati
 	out.SetTimer(m.sessionTimer(), env.Now+d)
 }
 
-// heartbeatResponse answers a heartbeat. The two common answers are boxed
+// heartbeatResponse answers a heartbeat. The two common answers are made
 // once per group: a heartbeat is the most frequent message.
 func (g *Group) heartbeatResponse(code ErrorCode) *HeartbeatResponse {
 	switch code {
