@@ -3,6 +3,7 @@ package assignor
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/rebalsim/rebalsim/internal/javaorder"
 )
@@ -15,23 +16,31 @@ import (
 // (reference §2.9). Equal instance ids fall back to the member id so that
 // the order stays total.
 func memberInfoOrder(members []Subscription) []int32 {
-	order := make([]int32, len(members))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		x, y := &members[a], &members[b]
-		switch {
-		case x.InstanceID != "" && y.InstanceID != "":
-			if c := cmp.Compare(x.InstanceID, y.InstanceID); c != 0 {
-				return c
-			}
-		case x.InstanceID != "":
-			return -1
-		case y.InstanceID != "":
-			return 1
+	// The static members come first, so the order is two sorts, each by
+	// one key: cheaper than one sort whose comparison tells the kinds
+	// apart first. Member ids are unique within a group, so either way
+	// the order is the one total order.
+	order := make([]int32, 0, len(members))
+	for i := range members {
+		if members[i].InstanceID != "" {
+			order = append(order, int32(i))
 		}
-		return cmp.Compare(x.MemberID, y.MemberID)
+	}
+	static := len(order)
+	for i := range members {
+		if members[i].InstanceID == "" {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order[:static], func(a, b int32) int {
+		x, y := &members[a], &members[b]
+		if c := strings.Compare(x.InstanceID, y.InstanceID); c != 0 {
+			return c
+		}
+		return strings.Compare(x.MemberID, y.MemberID)
+	})
+	slices.SortFunc(order[static:], func(a, b int32) int {
+		return strings.Compare(members[a].MemberID, members[b].MemberID)
 	})
 	return order
 }

@@ -26,6 +26,11 @@ func (rangeAssignor) Assign(in Input) Result {
 	subscribers := make([][]int32, len(u.names))
 	for _, m := range memberInfoOrder(in.Members) {
 		for _, t := range u.subs[m] {
+			if subscribers[t] == nil {
+				// Room for every member: a big group shares one
+				// subscription, and growing its list costs more.
+				subscribers[t] = make([]int32, 0, len(in.Members))
+			}
 			subscribers[t] = append(subscribers[t], m)
 		}
 	}

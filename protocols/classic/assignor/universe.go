@@ -204,9 +204,20 @@ func (u *universe) resultSized(owner, sizes []int32, same []bool) map[string]kaf
 	next := slices.Clone(start[:n])
 	out := make(map[string]kafka.Assignment, n)
 	assignments := make([]kafka.Assignment, n)
+	// The members given nothing share one empty map: in a big group over
+	// few partitions that is most of them, each a map made for nothing.
+	var empty kafka.Assignment
 	for m := range n {
 		if same != nil && same[m] {
 			out[u.members[m].MemberID] = u.members[m].Owned
+			continue
+		}
+		if sizes[m] == 0 {
+			if empty == nil {
+				empty = kafka.Assignment{}
+			}
+			assignments[m] = empty
+			out[u.members[m].MemberID] = empty
 			continue
 		}
 		// A member's partitions lie in the topics it subscribes to, so
