@@ -29,8 +29,21 @@ import "unicode/utf8"
 
 // StringHash is java.lang.String.hashCode: s[0]*31^(n-1) + ... + s[n-1]
 // over the string's UTF-16 code units, in 32-bit wrapping arithmetic.
+// Member ids are ASCII, one code unit a byte, so their bytes are summed
+// as they are; from the first byte that is not, the runes are decoded.
 func StringHash(s string) uint32 {
 	var h uint32
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf16Hash(h, s[i:])
+		}
+		h = 31*h + uint32(s[i])
+	}
+	return h
+}
+
+// utf16Hash goes on with hash code h over s's UTF-16 code units.
+func utf16Hash(h uint32, s string) uint32 {
 	for _, r := range s {
 		if r >= 0x10000 && r <= utf8.MaxRune {
 			// A supplementary character is two UTF-16 code units.

@@ -10,12 +10,15 @@ import (
 func TestStringHash(t *testing.T) {
 	// Values of "...".hashCode() in Java: the empty string, two classic
 	// member ids of AbstractStickyAssignorTest, a supplementary character,
-	// and a Kafka Uuid string (printed by Java 17).
+	// and a Kafka Uuid string (printed by Java 17); and an ASCII prefix
+	// before the same characters, worked out by the definition (31*h +
+	// each UTF-16 code unit), which reproduces the Java values above.
 	for s, want := range map[string]uint32{
 		"":                       0,
 		"consumer1":              0xe6e7fafb,
 		"consumer4":              0xe6e7fafe,
 		"é😀":                     0x1e780c,
+		"c1-é😀":                  0xabd531ed,
 		"eKNjg-2JTzSouCkNYZT7Wg": 0x3a97f127,
 	} {
 		if got := StringHash(s); got != want {

@@ -20,29 +20,64 @@ func memberInfoOrder(members []Subscription) []int32 {
 	// one key: cheaper than one sort whose comparison tells the kinds
 	// apart first. Member ids are unique within a group, so either way
 	// the order is the one total order.
-	order := make([]int32, 0, len(members))
+	byKey := make([]keyed, 0, len(members))
 	for i := range members {
-		if members[i].InstanceID != "" {
-			order = append(order, int32(i))
+		if id := members[i].InstanceID; id != "" {
+			byKey = append(byKey, keyed{prefix: prefixOf(id), key: id, m: int32(i)})
 		}
 	}
-	static := len(order)
+	static := len(byKey)
 	for i := range members {
 		if members[i].InstanceID == "" {
-			order = append(order, int32(i))
+			id := members[i].MemberID
+			byKey = append(byKey, keyed{prefix: prefixOf(id), key: id, m: int32(i)})
 		}
 	}
-	slices.SortFunc(order[:static], func(a, b int32) int {
-		x, y := &members[a], &members[b]
-		if c := strings.Compare(x.InstanceID, y.InstanceID); c != 0 {
+	slices.SortFunc(byKey[:static], func(a, b keyed) int {
+		if c := a.compare(b); c != 0 {
 			return c
 		}
-		return strings.Compare(x.MemberID, y.MemberID)
+		return strings.Compare(members[a.m].MemberID, members[b.m].MemberID)
 	})
-	slices.SortFunc(order[static:], func(a, b int32) int {
-		return strings.Compare(members[a].MemberID, members[b].MemberID)
-	})
+	slices.SortFunc(byKey[static:], keyed.compare)
+	order := make([]int32, len(byKey))
+	for i, e := range byKey {
+		order[i] = e.m
+	}
 	return order
+}
+
+// keyed is a member index beside the string it sorts by and that
+// string's prefix (prefixOf): the comparisons of a sort then read one
+// array rather than every Subscription, and most are settled by the
+// prefixes alone.
+type keyed struct {
+	prefix uint64
+	key    string
+	m      int32
+}
+
+// compare orders by key, as strings.Compare does.
+func (a keyed) compare(b keyed) int {
+	if a.prefix != b.prefix {
+		return cmp.Compare(a.prefix, b.prefix)
+	}
+	return strings.Compare(a.key, b.key)
+}
+
+// prefixOf is s's first eight bytes as a big-endian number, a shorter s
+// padded with zero bytes. Two strings whose prefixes differ compare as
+// their prefixes do (the first differing byte is within the eight, or the
+// shorter string ends there), so only equal prefixes need the strings.
+func prefixOf(s string) uint64 {
+	var p uint64
+	for i := range 8 {
+		p <<= 8
+		if i < len(s) {
+			p |= uint64(s[i])
+		}
+	}
+	return p
 }
 
 // kafkaIterationOrder returns member indices in the order in which Kafka's
@@ -74,17 +109,17 @@ func kafkaIterationOrder(members []Subscription) []int32 {
 // the tie-break of the sticky assignors' TreeSet and of the sorted
 // unfilled-member lists.
 func idRanks(members []Subscription) []int32 {
-	// The ids are sorted beside their indices, not through them: the
-	// comparisons then read one array rather than every Subscription.
-	type entry struct {
-		id string
-		m  int32
-	}
-	byID := make([]entry, len(members))
+	byID := make([]keyed, len(members))
 	for i := range byID {
-		byID[i] = entry{members[i].MemberID, int32(i)}
+		id := members[i].MemberID
+		byID[i] = keyed{prefix: prefixOf(id), key: id, m: int32(i)}
 	}
-	slices.SortFunc(byID, func(a, b entry) int { return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.m, b.m)) })
+	slices.SortFunc(byID, func(a, b keyed) int {
+		if c := a.compare(b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.m, b.m)
+	})
 	rank := make([]int32, len(members))
 	for r, e := range byID {
 		rank[e.m] = int32(r)

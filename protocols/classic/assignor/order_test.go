@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,34 @@ func TestMemberInfoOrderIsCompareTo(t *testing.T) {
 		})
 		if got := memberInfoOrder(members); !slices.Equal(got, want) {
 			t.Fatalf("members %v: order %v, want %v", members, got, want)
+		}
+	}
+}
+
+// TestKeyedCompareIsStringsCompare holds the prefix shortcut to the
+// comparison it stands for, on strings built to meet its edge cases:
+// lengths around eight, shared prefixes, zero bytes (a short string's
+// padding looks like one) and bytes above 0x7f (a signed byte would
+// misorder them).
+func TestKeyedCompareIsStringsCompare(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte{0, 1, 'a', 'b', 0x7f, 0x80, 0xff}
+	word := func() string {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 100000 {
+		x, y := word(), word()
+		if r.IntN(2) == 0 {
+			y = x[:r.IntN(len(x)+1)] + y // a shared prefix
+		}
+		a := keyed{prefix: prefixOf(x), key: x}
+		b := keyed{prefix: prefixOf(y), key: y}
+		if got, want := a.compare(b), strings.Compare(x, y); got != want {
+			t.Fatalf("compare(%q, %q) = %d, want %d", x, y, got, want)
 		}
 	}
 }
