@@ -1072,6 +1072,28 @@ type runPlaces struct {
 
 const pieceChunk = 1 << 14
 
+// firstChunk is the room a log's first chunk starts with.
+const firstChunk = 64
+
+// appendChunked appends v, the nth entry, to the last of chunks, or to a
+// new chunk once that one holds pieceChunk entries. The first chunk
+// starts small and grows by append: most logs (a small group's, a short
+// run's) hold a few hundred entries, and a chunk made whole is cleared
+// whole, which cost a small group's run more than all its events. The
+// later chunks are made whole, as a log that filled one goes on.
+func appendChunked[T any](chunks [][]T, n int, v T) [][]T {
+	if n%pieceChunk == 0 {
+		room := pieceChunk
+		if n == 0 {
+			room = firstChunk
+		}
+		chunks = append(chunks, make([]T, 0, room))
+	}
+	last := &chunks[len(chunks)-1]
+	*last = append(*last, v)
+	return chunks
+}
+
 // samePiece reports whether two pieces are alike to the bit.
 func samePiece(a, b latencyPiece) bool {
 	return math.Float64bits(a.t0) == math.Float64bits(b.t0) && math.Float64bits(a.t1) == math.Float64bits(b.t1) &&
@@ -1102,11 +1124,7 @@ func (l *pieceLog) add(q latencyPiece) (run, at int) {
 				return l.nzrun - 1, -int(r.n)
 			}
 		}
-		if l.nzrun%pieceChunk == 0 {
-			l.zeros = append(l.zeros, make([]zeroRun, 0, pieceChunk))
-		}
-		z := &l.zeros[len(l.zeros)-1]
-		*z = append(*z, zeroRun{c: c, n: 1})
+		l.zeros = appendChunked(l.zeros, l.nzrun, zeroRun{c: c, n: 1})
 		l.nzrun++
 		return l.nzrun - 1, -1
 	}
@@ -1119,11 +1137,7 @@ func (l *pieceLog) add(q latencyPiece) (run, at int) {
 			return l.n - 1, int(r.n) - 1
 		}
 	}
-	if l.n%pieceChunk == 0 {
-		l.chunks = append(l.chunks, make([]loggedRun, 0, pieceChunk))
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, loggedRun{q: q, n: 1, zeroAt: z})
+	l.chunks = appendChunked(l.chunks, l.n, loggedRun{q: q, n: 1, zeroAt: z})
 	l.n++
 	return l.n - 1, 0
 }
@@ -1297,11 +1311,7 @@ func (l *pieceLog) read() pieceChunks {
 				return
 			}
 		}
-		if flat.n%pieceChunk == 0 {
-			flat.chunks = append(flat.chunks, make([]loggedRun, 0, pieceChunk))
-		}
-		c := &flat.chunks[len(flat.chunks)-1]
-		*c = append(*c, loggedRun{q: *q, n: 1})
+		flat.chunks = appendChunked(flat.chunks, flat.n, loggedRun{q: *q, n: 1})
 		flat.n++
 	})
 	return flat.pieceChunks
