@@ -74,6 +74,21 @@ func (o *disjoint) owned(m int32, buf []int32) []int32 {
 	return buf
 }
 
+// ownedAsIs is member m's Owned list itself when that list is its owned
+// partitions as global indices, ascending, as for a member of the
+// universe's first topic alone (every member of a one-topic group), and
+// nil otherwise. It is for reading only: the list is the member's.
+func (o *disjoint) ownedAsIs(m int32) []int32 {
+	if owned := o.u.members[m].Owned; len(owned) == 1 {
+		for name, ps := range owned {
+			if o.u.offset[o.u.topicIndex(name)] == 0 {
+				return ps
+			}
+		}
+	}
+	return nil
+}
+
 // release frees partition gp for the deal.
 func (o *disjoint) release(gp int32) { o.claimed[gp>>6] &^= uint64(1) << (gp & 63) }
 
@@ -103,7 +118,9 @@ func (a stickyAssignor) assignDisjoint(u *universe, order, rank []int32) (Result
 	}
 	d := newConstrainedDeal(u)
 	// kept holds the lists of the members that keep only part of what
-	// they owned; released the partitions they gave up, with who did.
+	// they owned (in a one-topic group a prefix of the member's own
+	// list, read and never written); released the partitions they gave
+	// up, with who did.
 	kept := make([][]int32, len(u.members))
 	var released []transfer
 	var scratch []uint64
@@ -112,7 +129,10 @@ func (a stickyAssignor) assignDisjoint(u *universe, order, rank []int32) (Result
 		if o.count[m] <= quota {
 			continue
 		}
-		owned := o.owned(m, make([]int32, 0, o.count[m]))
+		owned := o.ownedAsIs(m)
+		if owned == nil {
+			owned = o.owned(m, make([]int32, 0, o.count[m]))
+		}
 		var gaveUp []int32
 		if len(u.names) == 1 {
 			// One topic: Kafka's order (partition number, then topic)
@@ -182,6 +202,9 @@ func (o *disjoint) result(d *constrainedDeal, kept [][]int32, dealt []transfer) 
 			continue
 		}
 		mine := kept[m]
+		if mine == nil {
+			mine = o.ownedAsIs(int32(m))
+		}
 		if mine == nil {
 			buf = o.owned(int32(m), buf[:0])
 			mine = buf
