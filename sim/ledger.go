@@ -143,12 +143,8 @@ type procLedger struct {
 	driving    int
 	lines      int
 	lagA, lagS float64
-	// ownedTPs and ownedIdx are the partitions of owned and their
-	// indexes, for Positions, as they were last listed; listed tells
-	// that owned has not changed since.
-	ownedTPs []kafka.TopicPartition
-	ownedIdx []int
-	listed   bool
+	// commits lists owned for its commit requests (Positions).
+	commits commitList
 	// sends are its commit requests not answered yet, oldest first, and
 	// accepted the last one the coordinator accepted whole. A claim's
 	// count at a send is worked out from its partition's anchor when it
@@ -915,7 +911,7 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 	defer func() { l.changing = false }()
 	change()
 	if !slices.Equal(before, pr.owned) {
-		pr.listed = false
+		pr.commits.listed = false
 	}
 	if len(pr.owned) == 0 {
 		// No claim is left for an unanswered commit to cover.
@@ -1223,51 +1219,32 @@ type Positions struct {
 }
 
 // Positions captures what proc has processed of each partition it owns
-// now, for a commit sent now.
+// now, for a commit sent now. Its partitions stay as they are until the
+// ledger is told that nothing reads them any more (Answered).
 func (l *ledger) Positions(proc int) Positions {
 	pr := l.procs[proc]
 	t := l.now()
 	l.catchUp(t)
-	if !pr.listed {
-		// The partitions change only with the process's list, and a
-		// request keeps the slices it was given: they are built again,
-		// not changed, when the list changes.
-		pr.ownedTPs, pr.ownedIdx = l.relist(pr.owned, pr.ownedTPs, pr.ownedIdx), pr.owned
-		pr.listed = true
-	}
-	pos := Positions{tps: pr.ownedTPs, idxs: pr.ownedIdx}
+	// The list changes only with the process's claims, and never while
+	// a request that carries it is unanswered (commitList).
+	pr.commits.list(pr.owned, l.tps)
+	pos := Positions{tps: pr.commits.current(), idxs: pr.commits.idxs}
 	if len(pr.owned) > 0 {
 		l.sends++
 		pos.send = commitSend{id: l.sends, at: t, maxSerial: l.claims}
 		pr.sends = append(pr.sends, pos.send)
+		pr.commits.carry(pos.send.id)
 	}
 	return pos
 }
 
-// relist lists the partitions of owned, given those of the earlier list
-// was (ascending, their partitions wasTPs): a list mostly changes by a
-// few partitions, and the runs it keeps are copied from the earlier list
-// in order rather than looked up across the ledger one by one.
-func (l *ledger) relist(owned []int, wasTPs []kafka.TopicPartition, was []int) []kafka.TopicPartition {
-	out := make([]kafka.TopicPartition, len(owned))
-	j := 0
-	for k := 0; k < len(owned); {
-		for j < len(was) && was[j] < owned[k] {
-			j++
-		}
-		if j == len(was) || was[j] != owned[k] {
-			out[k] = l.tps[owned[k]]
-			k++
-			continue
-		}
-		n := 1
-		for k+n < len(owned) && j+n < len(was) && owned[k+n] == was[j+n] {
-			n++
-		}
-		copy(out[k:k+n], wasTPs[j:j+n])
-		k, j = k+n, j+n
+// Answered tells the ledger that nothing reads the request pos was
+// captured for any more: its answer has been applied, and the request
+// goes no further. Until then its partitions stay as they were.
+func (l *ledger) Answered(proc int, pos Positions) {
+	if pos.send.id != 0 {
+		l.procs[proc].commits.answered(pos.send.id)
 	}
-	return out
 }
 
 // claimAt is owner i of p's processed count and position at t, without
@@ -1326,7 +1303,9 @@ func (pos Positions) Partitions() []kafka.TopicPartition { return pos.tps }
 
 // Commit records a successful commit of everything proc processed so far.
 func (l *ledger) Commit(proc int) {
-	l.CommitPositions(proc, l.Positions(proc), nil)
+	pos := l.Positions(proc)
+	l.CommitPositions(proc, pos, nil)
+	l.Answered(proc, pos)
 }
 
 // CommitPositions records that the coordinator answered proc's commit of

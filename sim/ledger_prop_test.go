@@ -300,12 +300,18 @@ type ledgerFuzz struct {
 	// committed is what the oracle's commits accepted, by claim serial.
 	inflight  []fuzzCommit
 	committed map[int]float64
+	// answered are the requests answered and done with (accepted
+	// whole), rejected those whose answer goes on to the client with
+	// the request.
+	answered, rejected []fuzzCommit
 }
 
 type fuzzCommit struct {
 	proc   int
 	pos    Positions
 	counts map[int]float64 // by claim serial
+	// tps is a copy of the partitions the request was built with.
+	tps []kafka.TopicPartition
 }
 
 func newLedgerFuzz(rng *rand.Rand) *ledgerFuzz {
@@ -357,6 +363,7 @@ func (f *ledgerFuzz) change() {
 			}
 		}
 		l.CommitPositions(proc, pos, nil)
+		l.Answered(proc, pos)
 	case 6:
 		l.SetMember(proc, []int{-1, 1}[rng.IntN(2)])
 	case 7:
@@ -365,6 +372,7 @@ func (f *ledgerFuzz) change() {
 		// A commit request: the oracle counts each claim now, by
 		// walking the partitions.
 		c := fuzzCommit{proc: proc, pos: l.Positions(proc), counts: map[int]float64{}}
+		c.tps = slices.Clone(c.pos.tps)
 		for _, idx := range l.procs[proc].owned {
 			p := l.parts[idx]
 			i := ownerIndex(p, proc)
@@ -397,6 +405,12 @@ func (f *ledgerFuzz) change() {
 			}
 		}
 		l.CommitPositions(c.proc, c.pos, accept)
+		if accept == nil {
+			l.Answered(c.proc, c.pos)
+			f.answered = append(f.answered, c)
+		} else {
+			f.rejected = append(f.rejected, c)
+		}
 	}
 }
 
@@ -462,7 +476,8 @@ func TestRelist(t *testing.T) {
 		for k, idx := range was {
 			wasTPs[k] = l.tps[idx]
 		}
-		got := l.relist(owned, wasTPs, was)
+		got := make([]kafka.TopicPartition, len(owned))
+		relist(got, owned, wasTPs, was, l.tps)
 		for k, idx := range owned {
 			if got[k] != l.tps[idx] {
 				t.Fatalf("relist(%v from %v)[%d] = %v, want %v", owned, was, k, got[k], l.tps[idx])

@@ -218,6 +218,11 @@ func (w *world) committed(p *process, to Endpoint, req *Positions, r OffsetCommi
 		}
 	}
 	w.ledger.CommitPositions(p.idx, *req, accept)
+	if accept == nil {
+		// Only a rejection goes on to the client, with the request
+		// (applyCoordinator): an answer accepted whole ends it here.
+		w.ledger.Answered(p.idx, *req)
+	}
 }
 
 // commitAnswered ends the wait of a revocation's commit when its response

@@ -53,16 +53,40 @@ func readDisjoint(u *universe) (*disjoint, bool) {
 }
 
 // owned appends member m's owned partitions to buf, as ascending global
-// indices.
+// indices. A member of one topic, as in most groups, has them in its
+// Owned list already in order (readDisjoint checked it): they are copied,
+// not sorted.
 func (o *disjoint) owned(m int32, buf []int32) []int32 {
-	for name, ps := range o.u.members[m].Owned {
+	owned := o.u.members[m].Owned
+	for name, ps := range owned {
 		first := o.u.offset[o.u.topicIndex(name)]
+		if first == 0 {
+			buf = append(buf, ps...)
+			continue
+		}
 		for _, p := range ps {
 			buf = append(buf, first+p)
 		}
 	}
-	slices.Sort(buf)
+	if len(owned) > 1 {
+		slices.Sort(buf)
+	}
 	return buf
+}
+
+// ownedAsIs is member m's Owned list itself when that list is its owned
+// partitions as global indices, ascending, as for a member of the
+// universe's first topic alone (every member of a one-topic group), and
+// nil otherwise. It is for reading only: the list is the member's.
+func (o *disjoint) ownedAsIs(m int32) []int32 {
+	if owned := o.u.members[m].Owned; len(owned) == 1 {
+		for name, ps := range owned {
+			if o.u.offset[o.u.topicIndex(name)] == 0 {
+				return ps
+			}
+		}
+	}
+	return nil
 }
 
 // release frees partition gp for the deal.
@@ -94,7 +118,9 @@ func (a stickyAssignor) assignDisjoint(u *universe, order, rank []int32) (Result
 	}
 	d := newConstrainedDeal(u)
 	// kept holds the lists of the members that keep only part of what
-	// they owned; released the partitions they gave up, with who did.
+	// they owned (in a one-topic group a prefix of the member's own
+	// list, read and never written); released the partitions they gave
+	// up, with who did.
 	kept := make([][]int32, len(u.members))
 	var released []transfer
 	var scratch []uint64
@@ -103,10 +129,21 @@ func (a stickyAssignor) assignDisjoint(u *universe, order, rank []int32) (Result
 		if o.count[m] <= quota {
 			continue
 		}
-		owned := o.owned(m, make([]int32, 0, o.count[m]))
-		kept[m], scratch = lowestPartitionNumbers(u, owned, quota, scratch)
-		slices.Sort(kept[m])
-		for _, gp := range sortedMinus(owned, kept[m]) {
+		owned := o.ownedAsIs(m)
+		if owned == nil {
+			owned = o.owned(m, make([]int32, 0, o.count[m]))
+		}
+		var gaveUp []int32
+		if len(u.names) == 1 {
+			// One topic: Kafka's order (partition number, then topic)
+			// is the ascending order owned is in, so m keeps a prefix.
+			kept[m], gaveUp = owned[:quota:quota], owned[quota:]
+		} else {
+			kept[m], scratch = lowestPartitionNumbers(u, owned, quota, scratch)
+			slices.Sort(kept[m])
+			gaveUp = sortedMinus(owned, kept[m])
+		}
+		for _, gp := range gaveUp {
 			o.release(gp)
 			released = append(released, transfer{partition: gp, member: m})
 		}
@@ -166,6 +203,9 @@ func (o *disjoint) result(d *constrainedDeal, kept [][]int32, dealt []transfer) 
 		}
 		mine := kept[m]
 		if mine == nil {
+			mine = o.ownedAsIs(int32(m))
+		}
+		if mine == nil {
 			buf = o.owned(int32(m), buf[:0])
 			mine = buf
 		}
@@ -185,13 +225,15 @@ func (u *universe) assignmentOf(list []int32, topics int) kafka.Assignment {
 	a := make(kafka.Assignment, min(len(list), topics))
 	for len(list) > 0 {
 		t := u.topicOfPartition(list[0])
-		end := 1
-		for end < len(list) && list[end] < u.offset[t+1] {
-			end++
-		}
+		// The run ends at the next topic's first partition; a member of
+		// one topic has one run, found without a walk, and in the first
+		// topic its global indices are already its partition numbers.
+		end, _ := slices.BinarySearch(list, u.offset[t+1])
 		run := list[:end:end]
-		for i := range run {
-			run[i] -= u.offset[t]
+		if first := u.offset[t]; first != 0 {
+			for i := range run {
+				run[i] -= first
+			}
 		}
 		a[u.names[t]] = run
 		list = list[end:]
@@ -214,14 +256,14 @@ func sortedMinus(a, b []int32) []int32 {
 }
 
 // mergeSorted appends the merge of a and b, both ascending and disjoint,
-// to dst.
+// to dst. A member mostly keeps many partitions (a) and is dealt a few
+// (b): each of b finds its place in a by binary search, and the runs of
+// a between are copied whole.
 func mergeSorted(dst, a, b []int32) []int32 {
-	for len(a) > 0 && len(b) > 0 {
-		if a[0] < b[0] {
-			dst, a = append(dst, a[0]), a[1:]
-		} else {
-			dst, b = append(dst, b[0]), b[1:]
-		}
+	for _, x := range b {
+		i, _ := slices.BinarySearch(a, x)
+		dst = append(append(dst, a[:i]...), x)
+		a = a[i:]
 	}
-	return append(append(dst, a...), b...)
+	return append(dst, a...)
 }

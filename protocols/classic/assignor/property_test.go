@@ -417,7 +417,9 @@ func TestScratchChangesNothing(t *testing.T) {
 // builder against the owner-array path on random groups that behave
 // (randomGroup's equal groups: no partition claimed twice), with mixed
 // generations and members that bring no Owned at all: both must give the
-// same assignment and transfers, for sticky and cooperative-sticky.
+// same assignment and transfers, for sticky and cooperative-sticky, and
+// leave the input as it was (the bitmap path reads a one-topic member's
+// Owned list in place).
 func TestDisjointMatchesResolution(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range 500 {
@@ -430,10 +432,14 @@ func TestDisjointMatchesResolution(t *testing.T) {
 				in.Members[m].Generation = int32(r.IntN(5))
 			}
 		}
+		before := fmt.Sprint(in.Members)
 		for _, a := range []stickyAssignor{{cooperative: false}, {cooperative: true}} {
 			u := newUniverse(in)
 			order, rank := kafkaIterationOrder(in.Members), idRanks(in.Members)
 			got, ok := a.assignDisjoint(u, order, rank)
+			if after := fmt.Sprint(in.Members); after != before {
+				t.Fatalf("case %d: %s modified its input:\nbefore %s\nafter  %s", i, a.Name(), before, after)
+			}
 			if !ok {
 				t.Fatalf("case %d: %s did not take the bitmap path for %+v", i, a.Name(), in)
 			}
