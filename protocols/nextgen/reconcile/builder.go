@@ -159,16 +159,27 @@ func (r *reconciliation) computeNextAssignment(epoch int32) Member {
 		current := sortedSet(r.member.Assigned[t])
 		// The topic's lists are built here and put in the maps once
 		// (topics are distinct), not looked up for every partition.
+		// Both lists are sorted sets, so each is walked once beside the
+		// other: a member of a large topic holds a thousand partitions,
+		// and this runs on each of its heartbeats while it reconciles.
 		var kept, revoked, given []int32
+		j := 0
 		for _, p := range current {
-			if contains(target, p) {
+			for j < len(target) && target[j] < p {
+				j++
+			}
+			if j < len(target) && target[j] == p {
 				kept = append(kept, p)
 			} else {
 				revoked = append(revoked, p)
 			}
 		}
+		j = 0
 		for _, p := range target {
-			if contains(current, p) {
+			for j < len(current) && current[j] < p {
+				j++
+			}
+			if j < len(current) && current[j] == p {
 				continue
 			}
 			tp := kafka.TopicPartition{Topic: t, Partition: p}
