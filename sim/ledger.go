@@ -111,6 +111,11 @@ type ledger struct {
 	// redemands and relagging are redemand's scratch lists, reused
 	// likewise.
 	redemands, relagging []memoDemand
+	// zeroSlack is how many entries beyond twice the partitions the
+	// zero-lag queue holds before it drops its stale ones (compact):
+	// compacting costs a pass over the queue, so it waits until the
+	// stale entries are at least as many as the partitions.
+	zeroSlack int
 }
 
 // duplicateRelease is one release of partitions without a commit.
@@ -304,8 +309,12 @@ type partLedger struct {
 // member's whole list is as cheap to share again as its memo is to keep.
 const defaultMemoMin = 32
 
+// defaultZeroSlack is ledger.zeroSlack: a small ledger's queue is left
+// alone.
+const defaultZeroSlack = 4096
+
 func newLedger(now func() time.Duration, windowStart time.Duration, timeline bool) *ledger {
-	return &ledger{now: now, windowStart: windowStart, windowSec: sec(windowStart), topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin}
+	return &ledger{now: now, windowStart: windowStart, windowSec: sec(windowStart), topicIndex: map[string][]int{}, timeline: timeline, doubleSince: map[int]time.Duration{}, stuckAfter: DefaultStuckAfter, memoMin: defaultMemoMin, zeroSlack: defaultZeroSlack}
 }
 
 func (l *ledger) addProcess(name string, rate float64) int {
@@ -797,6 +806,9 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 			l.rankByName()
 		}
 		l.zeros.push(zeroAt{at: p.lagT + time.Duration(cur/(-slope)*float64(time.Second)), part: p.idx, ver: p.zeroVer})
+		if l.zeros.entries > 2*len(l.parts)+l.zeroSlack {
+			l.zeros.compact(func(part int) int { return l.parts[part].zeroVer })
+		}
 	}
 }
 

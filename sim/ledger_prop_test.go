@@ -488,3 +488,91 @@ func TestRelist(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroQueueCompact holds compact to its definition on a queue of
+// random instants and versions: afterwards every instant is still queued,
+// in order, and yields exactly what it yielded before less the partitions
+// whose every entry there was stale (a version below the partition's
+// current one), which take would have handed catchUp to pass over.
+func TestZeroQueueCompact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for round := range 50 {
+		var full, compacted zeroQueue
+		current := make([]int, 40)
+		for range 2000 {
+			part := rng.IntN(len(current))
+			current[part] += 1 + rng.IntN(2)
+			z := zeroAt{at: time.Duration(rng.IntN(300)), part: part, ver: current[part]}
+			full.push(z)
+			compacted.push(z)
+		}
+		for _, q := range []*zeroQueue{&full, &compacted} {
+			q.rank = make([]int32, len(current))
+			for i := range q.rank {
+				q.rank[i] = int32(len(current) - 1 - i)
+			}
+		}
+		before := compacted.entries
+		compacted.compact(func(part int) int { return current[part] })
+		if compacted.entries > len(current) || compacted.entries >= before {
+			t.Fatalf("round %d: %d entries before, %d after compacting %d partitions' lines", round, before, compacted.entries, len(current))
+		}
+		for {
+			at, ok := full.next()
+			got, gotOK := compacted.next()
+			if ok != gotOK || at != got {
+				t.Fatalf("round %d: the compacted queue's next instant is %v (%v), want %v (%v)", round, got, gotOK, at, ok)
+			}
+			if !ok {
+				break
+			}
+			want := slices.DeleteFunc(slices.Clone(full.take()), func(z zeroAt) bool { return z.ver < current[z.part] })
+			if have := compacted.take(); !slices.Equal(have, want) {
+				t.Fatalf("round %d, instant %v: the compacted queue yields %v, want %v", round, at, have, want)
+			}
+		}
+	}
+}
+
+// TestLedgerZeroCompactionChangesNothing runs the random ledger twice,
+// its zero-lag queue compacted at every push and never: the two must
+// agree at every step and in every measure, since compact drops only
+// entries catchUp would pass over.
+func TestLedgerZeroCompactionChangesNothing(t *testing.T) {
+	dropped := 0 // steps at which the compacted queue held fewer entries
+	for seed := range uint64(60) {
+		var fs [2]*ledgerFuzz
+		for i := range 2 {
+			fs[i] = newLedgerFuzz(rand.New(rand.NewPCG(seed, 31)))
+		}
+		fs[0].l.zeroSlack = -2 * fuzzParts // compact whenever anything is queued
+		fs[1].l.zeroSlack = math.MaxInt / 2
+		for step := range 300 {
+			var state [2]string
+			for i, f := range fs {
+				if f.rng.IntN(3) > 0 {
+					f.now += time.Duration(f.rng.IntN(500)) * time.Millisecond
+				}
+				f.change()
+				for _, p := range f.l.parts {
+					state[i] += fmt.Sprintf("%s lag %v+%v·(t-%v) since %v ver %d;", p.name, p.lag, p.slope, p.lagT, p.since, p.zeroVer)
+				}
+				for q := range fuzzProcs {
+					state[i] += fmt.Sprintf(" backlog %d %v", q, f.l.Backlog(q))
+				}
+			}
+			if state[0] != state[1] {
+				t.Fatalf("seed %d step %d: compacted\n%s\nnever compacted\n%s", seed, step, state[0], state[1])
+			}
+			if fs[0].l.zeros.entries < fs[1].l.zeros.entries {
+				dropped++
+			}
+		}
+		if a, b := ledgerMeasures(fs[0].l), ledgerMeasures(fs[1].l); a != b {
+			t.Fatalf("seed %d: compacted measured\n%s\nnever compacted\n%s", seed, a, b)
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("compacting never dropped an entry: the test shows nothing")
+	}
+}

@@ -50,6 +50,9 @@ type zeroQueue struct {
 	entry   []int32
 	mark    []uint64
 	ordered []zeroAt
+	// entries counts the entries in lists of instants still queued,
+	// stale ones included (see compact).
+	entries int
 }
 
 // push adds an instant a partition runs out of lag.
@@ -66,6 +69,7 @@ func (q *zeroQueue) push(z zeroAt) {
 		q.last, q.lastSlot = z.at, s
 	}
 	q.lists[s] = append(q.lists[s], z)
+	q.entries++
 }
 
 // open gives instant at a list and puts it in the heap.
@@ -132,6 +136,7 @@ func (q *zeroQueue) take() []zeroAt {
 		q.lastSlot = -1
 	}
 	q.taken = s
+	q.entries -= len(q.lists[s])
 	if len(q.lists[s])*crowdShare >= len(q.rank) {
 		q.lists[s] = q.byRank(q.lists[s])
 		return q.lists[s]
@@ -152,6 +157,34 @@ func (q *zeroQueue) take() []zeroAt {
 	q.lists[s] = items[:k]
 	return q.lists[s]
 }
+
+// compact drops the entries whose partition's lag line has been set
+// again since they were pushed (version below current(part)): take would
+// pass them over, and a line set again and again (a member whose share
+// changes with every heartbeat of a reconciliation) would otherwise keep
+// one entry per setting until its instant came, and for ever if that is
+// past the horizon. Each partition has one line, so at most one entry
+// per partition survives. Every instant stays queued, even one left with
+// none, so that catchUp stops where it did. Lists left much longer than
+// their entries are cut down, and the spare ones are let go.
+func (q *zeroQueue) compact(current func(part int) int) {
+	q.entries = 0
+	for _, at := range q.instants {
+		s := q.slot[at]
+		list := slices.DeleteFunc(q.lists[s], func(z zeroAt) bool { return z.ver < current(z.part) })
+		if cap(list) > 2*len(list)+minZeroList {
+			list = append([]zeroAt(nil), list...)
+		}
+		q.lists[s] = list
+		q.entries += len(list)
+	}
+	for _, s := range q.free {
+		q.lists[s] = nil
+	}
+}
+
+// minZeroList is the room a list keeps without being cut down.
+const minZeroList = 16
 
 // crowdShare is the share of all partitions (1/crowdShare) above which
 // take orders an instant's partitions by marking their ranks, in time
