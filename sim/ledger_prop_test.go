@@ -250,39 +250,61 @@ func ledgerMeasures(l *ledger) string {
 // floating-point numbers, and so must everything measured at the end.
 func TestLedgerTouchPartsMatchesWalk(t *testing.T) {
 	for seed := range uint64(60) {
-		var fs [2]*ledgerFuzz
-		for walk := range 2 {
-			fs[walk] = newLedgerFuzz(rand.New(rand.NewPCG(seed, 17)))
-			fs[walk].l.walkAll = walk == 1
+		runTwinLedgers(t, seed, 17, [2]string{"refreshing what a change reaches", "refreshing all it owns"}, func(i int, l *ledger) {
+			l.walkAll = i == 1
 			// The fuzz ledgers are small: keep their memos at every drain.
-			fs[walk].l.memoMin = 0
-		}
-		for step := range 300 {
-			var state [2]string
-			for walk, f := range fs {
-				if f.rng.IntN(3) > 0 {
-					f.now += time.Duration(f.rng.IntN(500)) * time.Millisecond
-				}
-				f.change()
-				for _, p := range f.l.parts {
-					state[walk] += fmt.Sprintf("%s lag %v+%v·(t-%v) since %v driver %d;", p.name, p.lag, p.slope, p.lagT, p.since, p.driverProc)
-					for _, o := range p.owners {
-						state[walk] += fmt.Sprintf(" %d alloc %v/%v mode %d at anchor %v %v", o.proc, o.alloc, o.alloc0, o.mode0, o.processed0, o.behind0)
-					}
-					state[walk] += "\n"
-				}
-				for q := range fuzzProcs {
-					state[walk] += fmt.Sprintf("backlog %d %v processing %d\n", q, f.l.Backlog(q), f.l.procs[q].processingCount)
-				}
+			l.memoMin = 0
+		}, nil)
+	}
+}
+
+// runTwinLedgers drives two random ledgers of one seed in lockstep, set
+// apart by setup (named by names), and fails at the first step after
+// which their partitions' lines, owners or backlogs differ, or if their
+// measures differ at the end. after, if not nil, sees both after every
+// step.
+func runTwinLedgers(t *testing.T, seed, stream uint64, names [2]string, setup func(i int, l *ledger), after func(fs [2]*ledgerFuzz)) {
+	t.Helper()
+	var fs [2]*ledgerFuzz
+	for i := range fs {
+		fs[i] = newLedgerFuzz(rand.New(rand.NewPCG(seed, stream)))
+		setup(i, fs[i].l)
+	}
+	for step := range 300 {
+		var state [2]string
+		for i, f := range fs {
+			if f.rng.IntN(3) > 0 {
+				f.now += time.Duration(f.rng.IntN(500)) * time.Millisecond
 			}
-			if state[0] != state[1] {
-				t.Fatalf("seed %d step %d: refreshing what a change reaches left the ledger\n%s\nrefreshing all it owns\n%s", seed, step, state[0], state[1])
-			}
+			f.change()
+			state[i] = fuzzState(f.l)
 		}
-		if a, b := ledgerMeasures(fs[0].l), ledgerMeasures(fs[1].l); a != b {
-			t.Fatalf("seed %d: refreshing what a change reaches measured\n%s\nrefreshing all it owns\n%s", seed, a, b)
+		if state[0] != state[1] {
+			t.Fatalf("seed %d step %d: %s left the ledger\n%s\n%s\n%s", seed, step, names[0], state[0], names[1], state[1])
+		}
+		if after != nil {
+			after(fs)
 		}
 	}
+	if a, b := ledgerMeasures(fs[0].l), ledgerMeasures(fs[1].l); a != b {
+		t.Fatalf("seed %d: %s measured\n%s\n%s\n%s", seed, names[0], a, names[1], b)
+	}
+}
+
+// fuzzState is what the twin ledgers must agree on after every step.
+func fuzzState(l *ledger) string {
+	var state string
+	for _, p := range l.parts {
+		state += fmt.Sprintf("%s lag %v+%v·(t-%v) since %v driver %d;", p.name, p.lag, p.slope, p.lagT, p.since, p.driverProc)
+		for _, o := range p.owners {
+			state += fmt.Sprintf(" %d alloc %v/%v mode %d at anchor %v %v", o.proc, o.alloc, o.alloc0, o.mode0, o.processed0, o.behind0)
+		}
+		state += "\n"
+	}
+	for q := range fuzzProcs {
+		state += fmt.Sprintf("backlog %d %v processing %d\n", q, l.Backlog(q), l.procs[q].processingCount)
+	}
+	return state
 }
 
 // fuzzProcs processes and fuzzParts partitions make the random ledgers of
@@ -541,36 +563,16 @@ func TestZeroQueueCompact(t *testing.T) {
 func TestLedgerZeroCompactionChangesNothing(t *testing.T) {
 	dropped := 0 // steps at which the compacted queue held fewer entries
 	for seed := range uint64(60) {
-		var fs [2]*ledgerFuzz
-		for i := range 2 {
-			fs[i] = newLedgerFuzz(rand.New(rand.NewPCG(seed, 31)))
-		}
-		fs[0].l.zeroSlack = -2 * fuzzParts // compact whenever anything is queued
-		fs[1].l.zeroSlack = math.MaxInt / 2
-		for step := range 300 {
-			var state [2]string
-			for i, f := range fs {
-				if f.rng.IntN(3) > 0 {
-					f.now += time.Duration(f.rng.IntN(500)) * time.Millisecond
-				}
-				f.change()
-				for _, p := range f.l.parts {
-					state[i] += fmt.Sprintf("%s lag %v+%v·(t-%v) since %v ver %d;", p.name, p.lag, p.slope, p.lagT, p.since, p.zeroVer)
-				}
-				for q := range fuzzProcs {
-					state[i] += fmt.Sprintf(" backlog %d %v", q, f.l.Backlog(q))
-				}
+		runTwinLedgers(t, seed, 31, [2]string{"compacting at every push", "never compacting"}, func(i int, l *ledger) {
+			l.zeroSlack = math.MaxInt / 2
+			if i == 0 {
+				l.zeroSlack = -2 * fuzzParts // compact whenever anything is queued
 			}
-			if state[0] != state[1] {
-				t.Fatalf("seed %d step %d: compacted\n%s\nnever compacted\n%s", seed, step, state[0], state[1])
-			}
+		}, func(fs [2]*ledgerFuzz) {
 			if fs[0].l.zeros.entries < fs[1].l.zeros.entries {
 				dropped++
 			}
-		}
-		if a, b := ledgerMeasures(fs[0].l), ledgerMeasures(fs[1].l); a != b {
-			t.Fatalf("seed %d: compacted measured\n%s\nnever compacted\n%s", seed, a, b)
-		}
+		})
 	}
 	if dropped == 0 {
 		t.Fatal("compacting never dropped an entry: the test shows nothing")
