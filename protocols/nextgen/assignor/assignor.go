@@ -146,9 +146,10 @@ func AssignGroup(a Assignor, spec GroupSpec, topics []kafka.Topic) (*GroupAssign
 }
 
 // AssignEach is AssignGroup with every target as a map (GroupAssignment.Each):
-// the target of each member of spec.Members, never nil. It is what the
-// coordinator calls on every recomputation; a member whose target does not
-// change gets its Current map itself.
+// the target of each member of spec.Members, never nil, for a caller that
+// wants every target as a map (the coordinator calls AssignGroup, and
+// turns only the changed members' targets into maps); a member whose
+// target does not change gets its Current map itself.
 func AssignEach(a Assignor, spec GroupSpec, topics []kafka.Topic) ([]kafka.Assignment, error) {
 	r, err := AssignGroup(a, spec, topics)
 	if err != nil {

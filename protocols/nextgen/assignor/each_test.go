@@ -8,7 +8,7 @@ import (
 	"github.com/rebalsim/rebalsim/kafka"
 )
 
-// TestAssignEachMatchesAssign checks that the coordinator's entry point
+// TestAssignEachMatchesAssign checks that AssignGroup, through AssignEach,
 // gives every member, in spec order, what Assign gives it by id, for both
 // built-in assignors on random groups of both subscription types.
 func TestAssignEachMatchesAssign(t *testing.T) {
