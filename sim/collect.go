@@ -200,7 +200,8 @@ func (w *world) zombieFinding() Finding {
 	l := w.ledger
 	f := Finding{Kind: "zombie_processing", At: sec(l.firstZombie), Members: l.zombieMembers,
 		Detail: "a member the coordinator had fenced or removed went on processing partitions it believed it owned"}
-	for _, p := range l.parts {
+	for i := range l.parts {
+		p := l.part(i)
 		if p.zombieSec > 0 && len(f.Partitions) < 20 {
 			f.Partitions = append(f.Partitions, p.name)
 		}

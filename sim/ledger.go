@@ -33,7 +33,9 @@ type ledger struct {
 	// windowSec is windowStart in seconds, for the latency pieces.
 	windowSec float64
 	procs     []*procLedger
-	parts     []*partLedger
+	// parts are the partitions' state by ledger index, side by side in
+	// one array (part).
+	parts []partLedger
 	// tps are the partitions by ledger index, apart from the rest of
 	// their state, so that listing a member's partitions (for a commit)
 	// reads them in one run.
@@ -322,6 +324,13 @@ func (l *ledger) addProcess(name string, rate float64) int {
 	return len(l.procs) - 1
 }
 
+// reserve makes room for n partitions more, so that adding a large
+// group's partitions does not copy the array at every doubling.
+func (l *ledger) reserve(n int) {
+	l.parts = slices.Grow(l.parts, n)
+	l.tps = slices.Grow(l.tps, n)
+}
+
 // addPartition adds a partition producing base records/s times curve's
 // factor (nil: a constant rate).
 func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *loadCurve, required bool) {
@@ -330,14 +339,19 @@ func (l *ledger) addPartition(tp kafka.TopicPartition, base float64, curve *load
 		curve = newLoadCurve(nil)
 	}
 	rate := base * curve.factorAt(t)
-	p := &partLedger{idx: len(l.parts), name: tp.String(), rate: rate, base: base, curve: curve, since: t, viewT: t, lagT: t, viewDriver: -1, driverProc: -1, lineProc: -1, lastOwner: -1, lastPiece: -1, required: required, segStart: t}
 	l.topicIndex[tp.Topic] = append(l.topicIndex[tp.Topic], len(l.parts))
-	l.parts = append(l.parts, p)
+	l.parts = append(l.parts, partLedger{idx: len(l.parts), name: tp.String(), rate: rate, base: base, curve: curve, since: t, viewT: t, lagT: t, viewDriver: -1, driverProc: -1, lineProc: -1, lastOwner: -1, lastPiece: -1, required: required, segStart: t})
 	l.tps = append(l.tps, tp)
+	// Taken after the append, which may move the array.
+	p := l.part(len(l.parts) - 1)
 	p.inGap, p.gapStart = true, max(t, l.windowStart)
 	l.setSlope(p, rate, t)
 	l.refresh(len(l.parts) - 1)
 }
+
+// part is partition idx's state. The pointer is good until the next
+// addPartition, which may move the array.
+func (l *ledger) part(idx int) *partLedger { return &l.parts[idx] }
 
 func sec(d time.Duration) float64 { return d.Seconds() }
 
@@ -387,7 +401,7 @@ func (l *ledger) advanceAll(idxs []int) {
 // from the anchor. Nothing about the partition may have changed since its
 // last view, nor anything about how it accrues since its anchor.
 func (l *ledger) advanceTo(idx int, t time.Duration) {
-	p := l.parts[idx]
+	p := l.part(idx)
 	if t <= p.viewT {
 		return
 	}
@@ -489,7 +503,7 @@ func (l *ledger) ownerAt(p *partLedger, o *ownership, mode ownerMode, t time.Dur
 // lag line is set.
 func (l *ledger) settle(idx int, t time.Duration) {
 	l.advanceTo(idx, t)
-	p := l.parts[idx]
+	p := l.part(idx)
 	l.settleCommits(p)
 	if t > p.since {
 		newLag := p.viewLag
@@ -589,7 +603,7 @@ func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
 // state in step: the lag slope, the converged count, the current gap, the
 // double-ownership finding and the timeline segment.
 func (l *ledger) refresh(idx int) {
-	p := l.parts[idx]
+	p := l.part(idx)
 	t := l.now()
 	owner := l.processingOwner(p, idx)
 	if l.accrualChanged(p, owner) {
@@ -807,7 +821,7 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 		}
 		l.zeros.push(zeroAt{at: p.lagT + time.Duration(cur/(-slope)*float64(time.Second)), part: p.idx, ver: p.zeroVer})
 		if l.zeros.entries > 2*len(l.parts)+l.zeroSlack {
-			l.zeros.compact(func(part int) int { return l.parts[part].zeroVer })
+			l.zeros.compact(func(part int) int { return l.part(part).zeroVer })
 		}
 	}
 }
@@ -934,7 +948,7 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		// its partitions, which changes what its co-owners ask for.
 		reached := mergeSorted(before, pr.owned)
 		for _, idx := range reached {
-			l.forgetOthers(l.parts[idx], proc)
+			l.forgetOthers(l.part(idx), proc)
 		}
 		l.recount(proc)
 		// The walk refreshes everything noted so far; what it sets is
@@ -955,7 +969,7 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		_, holds := slices.BinarySearch(pr.owned, idx)
 		if held || holds {
 			touched = append(touched, idx)
-			l.forgetOthers(l.parts[idx], proc)
+			l.forgetOthers(l.part(idx), proc)
 		}
 	}
 	shared := l.allocateParts(proc, touched, t)
@@ -978,7 +992,7 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		if _, in := slices.BinarySearch(touched, idx); in {
 			continue
 		}
-		if p := l.parts[idx]; ownerIndex(p, proc) >= 0 && l.stale(p, proc, t) {
+		if p := l.part(idx); ownerIndex(p, proc) >= 0 && l.stale(p, proc, t) {
 			refresh = append(refresh, idx)
 		}
 	}
@@ -1074,7 +1088,7 @@ func (l *ledger) recount(proc int) { l.allocate(proc) }
 
 // ownershipOf returns proc's claim on partition idx, or nil.
 func (l *ledger) ownershipOf(idx, proc int) *ownership {
-	p := l.parts[idx]
+	p := l.part(idx)
 	for i := range p.owners {
 		if p.owners[i].proc == proc {
 			return &p.owners[i]
@@ -1096,7 +1110,7 @@ func (l *ledger) Assign(proc int, tps []kafka.TopicPartition) {
 	l.advanceAll(idxs)
 	l.touchParts(proc, idxs, func() {
 		for _, idx := range idxs {
-			p := l.parts[idx]
+			p := l.part(idx)
 			if p.lastOwner >= 0 && p.lastOwner != proc && l.now() >= l.windowStart {
 				l.moved++
 				l.movedLoad += p.rate
@@ -1145,7 +1159,7 @@ func (l *ledger) Release(proc int, tps []kafka.TopicPartition, revoked, committe
 		// cut once per partition.
 		var released []int
 		for _, idx := range idxs {
-			p := l.parts[idx]
+			p := l.part(idx)
 			i := ownerIndex(p, proc)
 			if i < 0 {
 				continue
@@ -1199,7 +1213,7 @@ func (l *ledger) HeldBatch(proc int, tps []kafka.TopicPartition, d time.Duration
 		o.processed += done
 		o.behind -= done
 		o.processed0, o.behind0 = o.processed, o.behind
-		p := l.parts[idx]
+		p := l.part(idx)
 		p.zombieSec += d
 		l.noteZombie(proc, l.now())
 		l.forget(p)
@@ -1347,7 +1361,7 @@ func (l *ledger) CommitPositions(proc int, pos Positions, accept func(kafka.Topi
 			if !accept(pos.tps[j]) {
 				continue
 			}
-			p := l.parts[idx]
+			p := l.part(idx)
 			if i := ownerIndex(p, proc); i >= 0 && p.owners[i].serial <= s.maxSerial {
 				o := &p.owners[i]
 				o.committed = max(o.committed, l.countAt(p, o, s))
@@ -1375,7 +1389,8 @@ func (l *ledger) SetMember(proc int, delta int) {
 // SetRequired marks which partitions must be owned for the group to be
 // converged (those of topics some live member subscribes to).
 func (l *ledger) SetRequired(required func(topic string) bool) {
-	for idx, p := range l.parts {
+	for idx := range l.parts {
+		p := l.part(idx)
 		r := required(l.tps[idx].Topic)
 		if r != p.required {
 			l.advance(idx)
@@ -1391,7 +1406,8 @@ func (l *ledger) Converged() bool { return l.bad == 0 }
 // BadPartitions lists the partitions that are not in their converged state.
 func (l *ledger) BadPartitions() []string {
 	var out []string
-	for _, p := range l.parts {
+	for i := range l.parts {
+		p := l.part(i)
 		if p.isBad {
 			out = append(out, p.name)
 		}
@@ -1416,7 +1432,7 @@ func (l *ledger) Backlog(proc int) float64 {
 	}
 	total := 0.0
 	for _, idx := range pr.owned {
-		p := l.parts[idx]
+		p := l.part(idx)
 		if i := ownerIndex(p, proc); i >= 0 && !p.owners[i].revoking {
 			_, behind := l.queryAt(p, i, pr, t)
 			total += behind
@@ -1441,7 +1457,8 @@ func (l *ledger) finish() {
 	t := l.now()
 	l.observeLag(t)
 	l.catchUp(t)
-	for idx, p := range l.parts {
+	for idx := range l.parts {
+		p := l.part(idx)
 		l.settle(idx, t)
 		if p.inGap {
 			p.maxGap = max(p.maxGap, t-p.gapStart)
@@ -1467,7 +1484,8 @@ func (l *ledger) partitionMetrics(m *Metrics) {
 	// depend on the order events happened to touch partitions.
 	// Each partition's durations are converted to seconds once, here.
 	var maxGap time.Duration
-	for _, p := range l.parts {
+	for i := range l.parts {
+		p := l.part(i)
 		m.DowntimePartitionSeconds += sec(p.downtime)
 		maxGap = max(maxGap, p.maxGap)
 		m.DoubleOwnershipSeconds += sec(p.doubleSec)
@@ -1505,15 +1523,18 @@ func (l *ledger) latencyHist(a, b float64) *latencyHist {
 // history returns every partition's history, partitions ordered by topic
 // and then numerically.
 func (l *ledger) history() []Segment {
-	parts := slices.Clone(l.parts)
-	slices.SortStableFunc(parts, func(a, b *partLedger) int { return l.tps[a.idx].Compare(l.tps[b.idx]) })
+	order := make([]int, len(l.parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return l.tps[a].Compare(l.tps[b]) })
 	n := 0
-	for _, p := range parts {
-		n += len(p.segments)
+	for i := range l.parts {
+		n += len(l.parts[i].segments)
 	}
 	out := make([]Segment, 0, n)
-	for _, p := range parts {
-		out = append(out, p.segments...)
+	for _, idx := range order {
+		out = append(out, l.part(idx).segments...)
 	}
 	return out
 }
@@ -1524,7 +1545,7 @@ func (l *ledger) rankByName() {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(l.parts[a].name, l.parts[b].name) })
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(l.part(a).name, l.part(b).name) })
 	l.zeros.rank = slices.Grow(l.zeros.rank[:0], len(order))[:len(order)]
 	for r, idx := range order {
 		l.zeros.rank[idx] = int32(r)

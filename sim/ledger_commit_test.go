@@ -36,7 +36,7 @@ func TestCommitAppliesSendTimePositions(t *testing.T) {
 	l.CommitPositions(0, pos, func(tp kafka.TopicPartition) bool { return tp == tp0 })
 	now = 5 * time.Second
 	l.Release(0, both, true, false)
-	if d0, d1 := l.parts[0].duplicates, l.parts[1].duplicates; d0 != 30 || d1 != 50 {
+	if d0, d1 := l.part(0).duplicates, l.part(1).duplicates; d0 != 30 || d1 != 50 {
 		t.Errorf("duplicates t-0 %v t-1 %v, want 30 (processed after the send) and 50 (rejected)", d0, d1)
 	}
 
@@ -46,7 +46,7 @@ func TestCommitAppliesSendTimePositions(t *testing.T) {
 	stale := l.Positions(0)
 	l.Commit(0)
 	l.Release(0, both, true, false)
-	if d0, d1 := l.parts[0].duplicates, l.parts[1].duplicates; d0 != 30 || d1 != 50 {
+	if d0, d1 := l.part(0).duplicates, l.part(1).duplicates; d0 != 30 || d1 != 50 {
 		t.Errorf("after a commit of everything: duplicates t-0 %v t-1 %v, want 30 and 50 unchanged", d0, d1)
 	}
 
@@ -57,7 +57,7 @@ func TestCommitAppliesSendTimePositions(t *testing.T) {
 	now = 9 * time.Second
 	l.CommitPositions(0, stale, nil)
 	l.Release(0, both, true, false)
-	if d0, d1 := l.parts[0].duplicates, l.parts[1].duplicates; d0-30 < 16.99 || d0-30 > 17.01 || d1-50 < 16.99 || d1-50 > 17.01 {
+	if d0, d1 := l.part(0).duplicates, l.part(1).duplicates; d0-30 < 16.99 || d0-30 > 17.01 || d1-50 < 16.99 || d1-50 > 17.01 {
 		t.Errorf("stale positions: duplicates t-0 %v t-1 %v, want 30+17 and 50+17", d0, d1)
 	}
 }

@@ -55,7 +55,8 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 				}
 			}
 			n := 0
-			for idx, p := range l.parts {
+			for idx := range l.parts {
+				p := l.part(idx)
 				if l.processingOwner(p, idx) >= 0 {
 					n++
 				}
@@ -70,13 +71,13 @@ func TestLedgerRunningCountsOracle(t *testing.T) {
 			items = append(items, l.zeros.lists[s]...)
 		}
 		slices.SortFunc(items, func(a, b zeroAt) int {
-			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.parts[a.part].name, l.parts[b.part].name), cmp.Compare(b.ver, a.ver))
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.part(a.part).name, l.part(b.part).name), cmp.Compare(b.ver, a.ver))
 		})
 		// A partition comes once an instant, with its last version.
 		items = slices.CompactFunc(items, func(a, b zeroAt) bool { return a.at == b.at && a.part == b.part })
 		i := 0
 		for _, got := range takeAll(&l.zeros) {
-			if got.at != items[i].at || l.parts[got.part].name != l.parts[items[i].part].name {
+			if got.at != items[i].at || l.part(got.part).name != l.part(items[i].part).name {
 				t.Fatalf("seed %d: queue entry %d is %v, sorted oracle %v", seed, i, got, items[i])
 			}
 			i++
@@ -96,7 +97,7 @@ func oracleBacklog(l *ledger, proc int) float64 {
 	total := 0.0
 	for _, idx := range l.procs[proc].owned {
 		l.advance(idx)
-		p := l.parts[idx]
+		p := l.part(idx)
 		o := l.ownershipOf(idx, proc)
 		switch {
 		case o == nil || o.revoking:
@@ -134,7 +135,7 @@ func TestZeroQueueOrder(t *testing.T) {
 			want = append(want, zeroAt{at: time.Duration(k[0]), part: k[1], ver: ver})
 		}
 		slices.SortFunc(want, func(a, b zeroAt) int {
-			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.parts[a.part].name, l.parts[b.part].name))
+			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(l.part(a.part).name, l.part(b.part).name))
 		})
 		got := takeAll(&l.zeros)
 		if !slices.Equal(got, want) {
@@ -232,7 +233,8 @@ func ledgerMeasures(l *ledger) string {
 	var m Metrics
 	l.partitionMetrics(&m)
 	out := fmt.Sprintf("%+v\nzombies %v from %v\nfindings %+v\n", m, l.zombieMembers, l.firstZombie, l.findings)
-	for _, p := range l.parts {
+	for i := range l.parts {
+		p := l.part(i)
 		out += fmt.Sprintf("%s peak %v age %v\n", p.name, p.peakLag, p.maxAge)
 	}
 	for _, pr := range l.procs {
@@ -294,7 +296,8 @@ func runTwinLedgers(t *testing.T, seed, stream uint64, names [2]string, setup fu
 // fuzzState is what the twin ledgers must agree on after every step.
 func fuzzState(l *ledger) string {
 	var state string
-	for _, p := range l.parts {
+	for i := range l.parts {
+		p := l.part(i)
 		state += fmt.Sprintf("%s lag %v+%v·(t-%v) since %v driver %d;", p.name, p.lag, p.slope, p.lagT, p.since, p.driverProc)
 		for _, o := range p.owners {
 			state += fmt.Sprintf(" %d alloc %v/%v mode %d at anchor %v %v", o.proc, o.alloc, o.alloc0, o.mode0, o.processed0, o.behind0)
@@ -377,7 +380,7 @@ func (f *ledgerFuzz) change() {
 	case 5:
 		pos := l.Positions(proc)
 		for _, idx := range l.procs[proc].owned {
-			p := l.parts[idx]
+			p := l.part(idx)
 			i := ownerIndex(p, proc)
 			if l.procs[proc].member != 0 {
 				v, _ := l.claimAt(p, i, f.now)
@@ -396,7 +399,7 @@ func (f *ledgerFuzz) change() {
 		c := fuzzCommit{proc: proc, pos: l.Positions(proc), counts: map[int]float64{}}
 		c.tps = slices.Clone(c.pos.tps)
 		for _, idx := range l.procs[proc].owned {
-			p := l.parts[idx]
+			p := l.part(idx)
 			i := ownerIndex(p, proc)
 			c.counts[p.owners[i].serial], _ = l.claimAt(p, i, f.now)
 		}
@@ -418,9 +421,9 @@ func (f *ledgerFuzz) change() {
 				if accept != nil && !accept(c.pos.tps[j]) {
 					continue
 				}
-				if i := ownerIndex(l.parts[idx], c.proc); i >= 0 {
-					if v, ok := c.counts[l.parts[idx].owners[i].serial]; ok {
-						s := l.parts[idx].owners[i].serial
+				if i := ownerIndex(l.part(idx), c.proc); i >= 0 {
+					if v, ok := c.counts[l.part(idx).owners[i].serial]; ok {
+						s := l.part(idx).owners[i].serial
 						f.committed[s] = max(f.committed[s], v)
 					}
 				}
@@ -442,7 +445,8 @@ func (f *ledgerFuzz) change() {
 // request was built. An immediate Commit the oracle sees as a request
 // answered at once.
 func (f *ledgerFuzz) checkCommitted(t *testing.T, seed uint64, step int) {
-	for idx, p := range f.l.parts {
+	for idx := range f.l.parts {
+		p := f.l.part(idx)
 		for i := range p.owners {
 			o := &p.owners[i]
 			if got, want := f.l.committedOf(p, o), f.committed[o.serial]; got != want {

@@ -146,7 +146,7 @@ func (l *ledger) SetLoad(topic string) {
 	l.catchUp(t)
 	var changed, procs []int
 	for _, idx := range l.topicIndex[topic] {
-		p := l.parts[idx]
+		p := l.part(idx)
 		if p.base*p.curve.factorAt(t) != p.rate {
 			changed = append(changed, idx)
 			for _, o := range p.owners {
@@ -166,7 +166,7 @@ func (l *ledger) SetLoad(topic string) {
 		l.advanceTo(idx, t)
 	}
 	for _, idx := range changed {
-		p := l.parts[idx]
+		p := l.part(idx)
 		p.rate = p.base * p.curve.factorAt(t)
 	}
 	for _, proc := range procs {

@@ -228,14 +228,15 @@ func (l *ledger) partitionReport() (worst []PartitionMetrics, hot []string) {
 	for topic, idxs := range l.topicIndex {
 		rates := make([]float64, 0, len(idxs))
 		for _, idx := range idxs {
-			rates = append(rates, l.parts[idx].base)
+			rates = append(rates, l.part(idx).base)
 		}
 		slices.Sort(rates)
 		median[topic] = rates[len(rates)/2]
 	}
 	all := make([]PartitionMetrics, 0, len(l.parts))
 	hot = []string{}
-	for _, p := range l.parts {
+	for i := range l.parts {
+		p := l.part(i)
 		pm := PartitionMetrics{Partition: p.name, Rate: p.base, Moves: p.moves, PeakLagRecords: p.peakLag, MaxLagSeconds: p.maxAge,
 			Hot: p.base > 0 && p.base >= 2*median[l.tps[p.idx].Topic]}
 		if pm.Hot {

@@ -112,7 +112,7 @@ func (l *ledger) redemand(proc int, t time.Duration) {
 			j++
 		}
 		if j < len(drained) && drained[j] == e.idx {
-			p := l.parts[e.idx]
+			p := l.part(e.idx)
 			j++
 			need, timed := l.demandOf(p, ownerIndex(p, proc), t)
 			if timed {
@@ -217,7 +217,7 @@ func (l *ledger) allocateAt(proc int, t time.Duration) []shareChange {
 	m.finite, m.lagging, m.timed = m.finite[:0], m.lagging[:0], false
 	changes := l.shareChanges[:0]
 	for _, idx := range pr.owned {
-		p := l.parts[idx]
+		p := l.part(idx)
 		i := ownerIndex(p, proc)
 		if i < 0 {
 			continue
@@ -262,7 +262,7 @@ func (l *ledger) allocateParts(proc int, idxs []int, t time.Duration) []shareCha
 	}
 	l.withoutDemands(m, idxs)
 	for _, idx := range idxs {
-		p := l.parts[idx]
+		p := l.part(idx)
 		i := ownerIndex(p, proc)
 		if i < 0 {
 			continue
@@ -304,7 +304,7 @@ func (l *ledger) withoutDemands(m *shareMemo, idxs []int) {
 			m.lagging = slices.Delete(m.lagging, k, k+1)
 			continue
 		}
-		if k, found := slices.BinarySearchFunc(m.finite, memoDemand{idx: idx, need: l.parts[idx].rate}, byNeed); found {
+		if k, found := slices.BinarySearchFunc(m.finite, memoDemand{idx: idx, need: l.part(idx).rate}, byNeed); found {
 			m.finite = slices.Delete(m.finite, k, k+1)
 		}
 	}
@@ -333,7 +333,7 @@ func (l *ledger) share(proc int, changes []shareChange) []shareChange {
 	give := func(e *memoDemand, a float64) {
 		left -= a
 		if a != e.alloc {
-			p := l.parts[e.idx]
+			p := l.part(e.idx)
 			o := &p.owners[ownerIndex(p, proc)]
 			changes = append(changes, shareChange{e.idx, o, e.alloc})
 			o.alloc, e.alloc = a, a
@@ -386,7 +386,7 @@ func (l *ledger) catchUp(t time.Duration) {
 		}
 		var procs []int
 		for _, z := range l.zeros.take() {
-			p := l.parts[z.part]
+			p := l.part(z.part)
 			if z.ver != p.zeroVer || !p.active {
 				continue
 			}
@@ -444,7 +444,7 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	}
 	lagging := false
 	for _, idx := range pr.owned {
-		if p := l.parts[idx]; p.active && l.lagAt(p, t) > 0 {
+		if p := l.part(idx); p.active && l.lagAt(p, t) > 0 {
 			lagging = true
 			break
 		}
@@ -455,7 +455,7 @@ func (l *ledger) reshare(proc int, t time.Duration) {
 	// Only partitions whose share changes end their stretch at t, each
 	// booked under the share it had until then.
 	for _, c := range l.allocateParts(proc, nil, t) {
-		p := l.parts[c.idx]
+		p := l.part(c.idx)
 		now := c.o.alloc
 		c.o.alloc = c.was
 		l.settle(c.idx, t)

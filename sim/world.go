@@ -169,6 +169,11 @@ func Run(sc *Scenario, models Models, opts RunOptions) (*Result, error) {
 		}
 	}
 	w.required = map[string]bool{}
+	total := 0
+	for _, t := range w.metadata {
+		total += int(t.Partitions)
+	}
+	w.ledger.reserve(total)
 	for _, t := range w.metadata {
 		w.required[t.Name] = true
 		for p := int32(0); p < t.Partitions; p++ {
