@@ -39,21 +39,21 @@ func (s memberState) String() string {
 }
 
 // The client's timers.
-const (
+var (
 	// timerHeartbeat is the heartbeat thread's next pass.
-	timerHeartbeat sim.TimerKind = "heartbeat"
+	timerHeartbeat = sim.NewTimerKind("heartbeat")
 	// timerHeartbeatTimeout gives up on a heartbeat that got no answer
 	// within request.timeout.ms.
-	timerHeartbeatTimeout sim.TimerKind = "hb-timeout"
+	timerHeartbeatTimeout = sim.NewTimerKind("hb-timeout")
 	// timerJoinTimeout gives up on a JoinGroup that got no answer.
-	timerJoinTimeout sim.TimerKind = "join-timeout"
+	timerJoinTimeout = sim.NewTimerKind("join-timeout")
 	// timerSyncTimeout ends a SyncGroup whose response never came
 	// (request.timeout.ms): the member rejoins.
-	timerSyncTimeout sim.TimerKind = "sync-timeout"
+	timerSyncTimeout = sim.NewTimerKind("sync-timeout")
 	// timerRetry ends a retry backoff: poll() tries to join again.
-	timerRetry sim.TimerKind = "retry"
+	timerRetry = sim.NewTimerKind("retry")
 	// timerMetadata is the next metadata refresh (metadata.max.age.ms).
-	timerMetadata sim.TimerKind = "metadata"
+	timerMetadata = sim.NewTimerKind("metadata")
 )
 
 // afterCallbacks is what the client does once the rebalance callbacks it

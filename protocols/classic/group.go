@@ -32,19 +32,19 @@ func (s GroupState) String() string {
 const newMemberJoinTimeout = 5 * time.Minute
 
 // The group's timers.
-const (
+var (
 	// timerJoin ends the join phase: the rebalance timeout, or a step of
 	// the initial rebalance delay.
-	timerJoin sim.TimerKind = "join"
+	timerJoin = sim.NewTimerKind("join")
 	// timerSync removes the members that have not sent SyncGroup within
 	// the rebalance timeout.
-	timerSync sim.TimerKind = "sync"
+	timerSync = sim.NewTimerKind("sync")
 	// timerSession, one per member, expires a member that stopped
 	// heartbeating.
-	timerSession sim.TimerKind = "session"
+	timerSession = sim.NewTimerKind("session")
 	// timerPending, one per id handed out with MEMBER_ID_REQUIRED, forgets
 	// an id whose member did not come back with it.
-	timerPending sim.TimerKind = "pending"
+	timerPending = sim.NewTimerKind("pending")
 )
 
 // Member is the coordinator's record of one classic member.
@@ -67,6 +67,9 @@ type Member struct {
 	// hash is ID's Java hash code, which places the member in the group's
 	// member map (see Group.kafkaOrder).
 	hash uint32
+	// handle is ID's handle (sim.MemberHandles), which names the member's
+	// timers.
+	handle sim.MemberHandle
 }
 
 // setID gives the member its id.
@@ -76,7 +79,7 @@ func (m *Member) setID(id string) {
 
 // sessionTimer names the member's session timer.
 func (m *Member) sessionTimer() sim.TimerID {
-	return sim.TimerID{Kind: timerSession, Member: m.ID}
+	return sim.TimerID{Kind: timerSession, Handle: m.handle, Member: m.ID}
 }
 
 func (m *Member) subscription(protocol string) Subscription {
@@ -110,7 +113,10 @@ type Group struct {
 	order    []*Member
 	capacity int
 
-	byID    map[string]*Member
+	byID map[string]*Member
+	// handles numbers the member ids for their timers; the KIP-848
+	// coordinator shares its own with the group (ShareHandles).
+	handles *sim.MemberHandles
 	static  map[string]string // group.instance.id → member id
 	pending map[string]bool   // ids handed out with MEMBER_ID_REQUIRED
 	// pendingSync holds the members that have not sent SyncGroup for the
@@ -137,7 +143,7 @@ type Group struct {
 
 // NewGroup returns an empty classic group.
 func NewGroup(cfg sim.GroupConfig) *Group {
-	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{},
+	return &Group{cfg: cfg, byID: map[string]*Member{}, handles: &sim.MemberHandles{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{},
 		heartbeatOK: &HeartbeatResponse{Error: None}, heartbeatRebalancing: &HeartbeatResponse{Error: RebalanceInProgress}}
 }
 
@@ -177,6 +183,7 @@ func (g *Group) putMember(m *Member) {
 	g.members = append(g.members, m)
 	g.capacity = max(g.capacity, javaorder.HashMapCapacity(len(g.members)))
 	g.byID[m.ID] = m
+	m.handle = g.handles.Of(m.ID)
 	g.order = nil
 }
 
@@ -236,14 +243,16 @@ func (g *Group) CancelTimers(out *sim.Effects) {
 		out.CancelTimer(m.sessionTimer())
 	}
 	for _, id := range g.PendingMemberIDs() {
-		out.CancelTimer(pendingTimer(id))
+		out.CancelTimer(g.pendingTimer(id))
 	}
 	out.CancelTimer(sim.TimerID{Kind: timerJoin})
 	out.CancelTimer(sim.TimerID{Kind: timerSync})
 }
 
 // pendingTimer names the timer of an id handed out with MEMBER_ID_REQUIRED.
-func pendingTimer(id string) sim.TimerID { return sim.TimerID{Kind: timerPending, Member: id} }
+func (g *Group) pendingTimer(id string) sim.TimerID {
+	return sim.TimerID{Kind: timerPending, Handle: g.handles.Of(id), Member: id}
+}
 
 func (g *Group) transition(to GroupState, out *sim.Effects) {
 	if g.state == to {
@@ -317,7 +326,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 	}
 	if g.pending[req.MemberID] {
 		delete(g.pending, req.MemberID)
-		out.CancelTimer(pendingTimer(req.MemberID))
+		out.CancelTimer(g.pendingTimer(req.MemberID))
 		g.addMemberThenRebalanceOrCompleteJoin(env, from, req.MemberID, req, out)
 		return
 	}
@@ -369,7 +378,7 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 	// come back with it.
 	id := g.mintID(env, from, req)
 	g.pending[id] = true
-	out.SetTimer(pendingTimer(id), env.Now+req.SessionTimeout)
+	out.SetTimer(g.pendingTimer(id), env.Now+req.SessionTimeout)
 	out.Send(from, &JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
 }
 
@@ -722,7 +731,7 @@ func (g *Group) onHeartbeat(env sim.CoordinatorEnv, req HeartbeatRequest, out *s
 func (g *Group) onLeaveGroup(env sim.CoordinatorEnv, req LeaveGroupRequest, out *sim.Effects) ErrorCode {
 	if g.pending[req.MemberID] {
 		delete(g.pending, req.MemberID)
-		out.CancelTimer(pendingTimer(req.MemberID))
+		out.CancelTimer(g.pendingTimer(req.MemberID))
 		g.maybeCompleteJoin(env, out)
 		return None
 	}

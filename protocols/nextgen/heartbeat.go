@@ -198,7 +198,7 @@ func (c *Coordinator) getOrMaybeSubscribeStaticMember(from sim.Endpoint, id, ins
 // gone, its timers with it.
 func (c *Coordinator) replaceStaticMember(old *member, newID string, from sim.Endpoint, out *sim.Effects) *member {
 	if old.id != newID {
-		c.cancelTimers(old.id, out)
+		c.cancelTimers(old, out)
 	}
 	c.noteMemberRemoved(old, "replaced by static member "+newID, out)
 	n := c.consumer.replaceMember(old, newID)
@@ -273,7 +273,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 		// members: the target epoch, the same partitions.
 		g.advanceEpoch(m, g.targetEpoch)
 		if !m.useClassicProtocol() {
-			out.CancelTimer(sim.TimerID{Kind: timerRebalance, Member: m.id})
+			out.CancelTimer(m.timer(timerRebalance))
 		}
 		return None
 	}
@@ -297,7 +297,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 		if m.State == reconcile.UnrevokedPartitions {
 			c.scheduleRebalanceTimeout(env, m, out)
 		} else {
-			out.CancelTimer(sim.TimerID{Kind: timerRebalance, Member: m.id})
+			out.CancelTimer(m.timer(timerRebalance))
 		}
 	}
 	return None
@@ -310,7 +310,7 @@ func sameMember(a, b reconcile.Member) bool {
 
 // scheduleSessionTimeout (re)arms a member's session timer.
 func (c *Coordinator) scheduleSessionTimeout(env sim.CoordinatorEnv, m *member, d time.Duration, out *sim.Effects) {
-	out.SetTimer(sim.TimerID{Kind: timerSession, Member: m.id}, env.Now+d)
+	out.SetTimer(m.timer(timerSession), env.Now+d)
 }
 
 // scheduleRebalanceTimeout arms the timer that fences a member still at this
@@ -318,7 +318,7 @@ func (c *Coordinator) scheduleSessionTimeout(env sim.CoordinatorEnv, m *member, 
 // (scheduleConsumerGroupRebalanceTimeout).
 func (c *Coordinator) scheduleRebalanceTimeout(env sim.CoordinatorEnv, m *member, out *sim.Effects) {
 	m.rebalanceTimeoutEpoch = m.Epoch
-	out.SetTimer(sim.TimerID{Kind: timerRebalance, Member: m.id}, env.Now+m.rebalanceTimeout)
+	out.SetTimer(m.timer(timerRebalance), env.Now+m.rebalanceTimeout)
 }
 
 func (c *Coordinator) onSessionTimeout(env sim.CoordinatorEnv, id string, out *sim.Effects) {
@@ -408,7 +408,7 @@ func (c *Coordinator) consumerGroupFenceMember(env sim.CoordinatorEnv, m *member
 func (c *Coordinator) removeMemberAndBump(env sim.CoordinatorEnv, m *member, reason string, out *sim.Effects) {
 	g := c.consumer
 	g.removeMember(m)
-	c.cancelTimers(m.id, out)
+	c.cancelTimers(m, out)
 	c.noteMemberRemoved(m, reason, out)
 	g.subscriptionMetadata = g.computeSubscriptionMetadata(env.Metadata)
 	c.bumpGroupEpoch("member "+m.id+" removed: "+reason, out)
