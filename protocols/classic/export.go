@@ -53,7 +53,7 @@ func FromConsumerGroup(env sim.CoordinatorEnv, cfg sim.GroupConfig, generation i
 		m.setID(m.ID)
 		g.putMember(m)
 		if m.InstanceID != "" {
-			g.static[m.InstanceID] = m.ID
+			g.static[m.InstanceID] = m
 		}
 	}
 	if len(members) > 0 {
