@@ -324,7 +324,8 @@ func (c *Client) continueWith(env sim.ClientEnv, then afterCallbacks, out *sim.E
 
 func (c *Client) joinRequest() *JoinGroupRequest {
 	req := &JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
-		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
+		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval,
+		Protocols: make([]ProtocolMetadata, 0, len(c.assignors))}
 	for _, a := range c.assignors {
 		sub := Subscription{Topics: c.subscription, Owned: c.owned, Generation: c.generation}
 		if a.Name() == "sticky" {
@@ -451,9 +452,15 @@ func (c *Client) performAssignment(r JoinGroupResponse) (map[string]kafka.Assign
 	}
 	in := assignor.Input{Members: make([]assignor.Subscription, 0, len(r.Members)), Scratch: &c.assignScratch}
 	subscribed := map[string]bool{}
+	// Members mostly subscribe alike: a list the same as the one before
+	// adds no topic.
+	var last []string
 	for _, m := range r.Members {
-		for _, t := range m.Metadata.Topics {
-			subscribed[t] = true
+		if !slices.Equal(m.Metadata.Topics, last) {
+			for _, t := range m.Metadata.Topics {
+				subscribed[t] = true
+			}
+			last = m.Metadata.Topics
 		}
 		in.Members = append(in.Members, assignor.Subscription{MemberID: m.MemberID, InstanceID: m.GroupInstanceID,
 			Topics: m.Metadata.Topics, Owned: m.Metadata.Owned, Generation: m.Metadata.Generation, HasGeneration: true})

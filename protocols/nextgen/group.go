@@ -49,6 +49,8 @@ type member struct {
 	// handle is id's handle (sim.MemberHandles), which names the
 	// member's timers.
 	handle sim.MemberHandle
+	// inGroup is set while the record is in the member map, under its id.
+	inGroup bool
 	// subscription is sorted and free of duplicates.
 	subscription []string
 	// target is the member's target assignment, nil until the first
@@ -304,7 +306,7 @@ func (g *consumerGroup) removeMember(m *member) {
 
 // putMember puts m last in the member map and marks it fresh.
 func (g *consumerGroup) putMember(m *member) {
-	m.hash, m.handle = javaorder.StringHash(m.id), g.handles.Of(m.id)
+	m.hash, m.handle, m.inGroup = javaorder.StringHash(m.id), g.handles.Of(m.id), true
 	g.fresh, g.tableCapBefore = m, g.tableCap
 	g.tableCap = javaorder.TimelineGrow(len(g.members), g.tableCap)
 	g.members = append(g.members, m)
@@ -314,6 +316,7 @@ func (g *consumerGroup) putMember(m *member) {
 // dropMember takes m out of the member map.
 func (g *consumerGroup) dropMember(m *member) {
 	delete(g.byID, m.id)
+	m.inGroup = false
 	g.members = slices.DeleteFunc(g.members, func(o *member) bool { return o == m })
 	if g.fresh == m {
 		g.fresh = nil

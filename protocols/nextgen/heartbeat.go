@@ -131,7 +131,9 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 	if req.SubscribedTopicNames != nil {
 		m.subscription = g.subscriptionOf(req.SubscribedTopicNames)
 	}
-	if g.byID[m.id] == nil {
+	// A record the group handed out is in it already: only a new one
+	// needs looking up.
+	if !m.inGroup && g.byID[m.id] == nil {
 		g.addMember(m)
 		c.noteMemberAdded(m, out)
 	}
