@@ -60,3 +60,30 @@ func TestTimerSetFindsMemberTimersByHandle(t *testing.T) {
 		t.Errorf("a kind armed only per member found %v alone", got.id)
 	}
 }
+
+// TestMatchKindFindsTheFirst checks the word-at-a-time search against a
+// plain scan, for every kind in every place of lists with repeats and
+// zeros (a list's unused room).
+func TestMatchKindFindsTheFirst(t *testing.T) {
+	lists := [][shortTimers]uint8{
+		{},
+		{1, 2, 3, 4, 5, 6, 7, 8},
+		{255, 1, 128, 127, 0x81, 0x80, 1, 0},
+		{3, 3, 0, 0, 0, 0, 0, 0},
+		{0x01, 0x00, 0x01, 0x00, 0xff, 0xfe, 0x02, 0x7f},
+	}
+	for _, kinds := range lists {
+		for k := 0; k < 256; k++ {
+			want := len(kinds)
+			for i, x := range kinds {
+				if x == uint8(k) {
+					want = i
+					break
+				}
+			}
+			if got := matchKind(&kinds, TimerKind(k)); got != want {
+				t.Errorf("matchKind(%v, %d) = %d, want %d", kinds, k, got, want)
+			}
+		}
+	}
+}
