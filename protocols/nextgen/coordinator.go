@@ -123,7 +123,7 @@ func (c *Coordinator) GroupEpoch() int32 {
 func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, out *sim.Effects) {
 	switch req := msg.(type) {
 	case *ConsumerGroupHeartbeatRequest:
-		c.onConsumerGroupHeartbeat(env, from, *req, out)
+		c.onConsumerGroupHeartbeat(env, from, req, out)
 	case *classic.JoinGroupRequest:
 		if c.consumer != nil && !c.consumer.isEmpty() {
 			c.classicGroupJoinToConsumerGroup(env, from, *req, out)

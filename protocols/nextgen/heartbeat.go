@@ -14,7 +14,7 @@ import (
 
 // onConsumerGroupHeartbeat is GroupMetadataManager.consumerGroupHeartbeat
 // (the public one): validate, then leave or heartbeat.
-func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req ConsumerGroupHeartbeatRequest, out *sim.Effects) {
+func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, out *sim.Effects) {
 	if code := validateConsumerGroupHeartbeat(req, c.assignors); code != None {
 		c.replyHeartbeatError(from, req, code, out)
 		return
@@ -30,14 +30,14 @@ func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.
 	c.consumerGroupHeartbeat(env, from, req, out)
 }
 
-func (c *Coordinator) replyHeartbeatError(from sim.Endpoint, req ConsumerGroupHeartbeatRequest, code classic.ErrorCode, out *sim.Effects) {
+func (c *Coordinator) replyHeartbeatError(from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, code classic.ErrorCode, out *sim.Effects) {
 	out.Send(from, c.responses.New(ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: code, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}))
 }
 
 // validateConsumerGroupHeartbeat is throwIfConsumerGroupHeartbeatRequestIsInvalid:
 // a join must bring its rebalance timeout and subscription and no
 // partitions; anything but a join must name its member.
-func validateConsumerGroupHeartbeat(req ConsumerGroupHeartbeatRequest, assignors assignor.Set) classic.ErrorCode {
+func validateConsumerGroupHeartbeat(req *ConsumerGroupHeartbeatRequest, assignors assignor.Set) classic.ErrorCode {
 	switch {
 	case req.MemberEpoch > 0 || req.MemberEpoch == LeaveGroupMemberEpoch:
 		if req.MemberID == "" {
@@ -88,7 +88,7 @@ func (c *Coordinator) getOrMaybeCreateConsumerGroup(env sim.CoordinatorEnv, crea
 // Kafka's order: get or create the member, update it (a subscription change
 // bumps the group epoch), bring the target up to date, reconcile the
 // member, re-arm its session timer, respond.
-func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req ConsumerGroupHeartbeatRequest, out *sim.Effects) {
+func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, out *sim.Effects) {
 	g := c.consumer
 	if g.isFull(req.MemberID) {
 		c.replyHeartbeatError(from, req, GroupMaxSizeReached, out)
@@ -344,7 +344,7 @@ func (c *Coordinator) fenceByTimer(env sim.CoordinatorEnv, id, reason string, ou
 }
 
 // consumerGroupLeave handles epochs -1 and -2 (GroupMetadataManager.consumerGroupLeave).
-func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoint, req ConsumerGroupHeartbeatRequest, out *sim.Effects) {
+func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, out *sim.Effects) {
 	if c.consumer == nil {
 		c.replyHeartbeatError(from, req, GroupIDNotFound, out)
 		return
