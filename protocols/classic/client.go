@@ -7,6 +7,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/protocols/internal/slab"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -142,6 +143,12 @@ type Client struct {
 	// assignScratch is the assignor's working memory, kept from one
 	// rebalance this client leads to the next.
 	assignScratch assignor.Scratch
+	// joins, syncs and heartbeats make the client's requests (package
+	// slab): a member of a large group in a rolling restart sends each
+	// of them again in every one of its many rebalances.
+	joins      slab.Slab[JoinGroupRequest]
+	syncs      slab.Slab[SyncGroupRequest]
+	heartbeats slab.Slab[HeartbeatRequest]
 
 	backoffUntil time.Duration
 	backoff      time.Duration
@@ -323,9 +330,9 @@ func (c *Client) continueWith(env sim.ClientEnv, then afterCallbacks, out *sim.E
 }
 
 func (c *Client) joinRequest() *JoinGroupRequest {
-	req := &JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
+	req := c.joins.New(JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
 		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval,
-		Protocols: make([]ProtocolMetadata, 0, len(c.assignors))}
+		Protocols: make([]ProtocolMetadata, 0, len(c.assignors))})
 	for _, a := range c.assignors {
 		sub := Subscription{Topics: c.subscription, Owned: c.owned, Generation: c.generation}
 		if a.Name() == "sticky" {
@@ -386,7 +393,7 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		c.setState(completingRebalance, out)
 		c.heartbeatOn = true
 		out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
-		sync := &SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
+		sync := c.syncs.New(SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation})
 		if r.Leader != c.memberID {
 			// Only the leader watches the metadata for new partitions: a
 			// member that is no longer leader forgets what it last
@@ -609,8 +616,7 @@ func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 func (c *Client) heartbeatRequest() *HeartbeatRequest {
 	req := HeartbeatRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
 	if c.heartbeat == nil || req != c.heartbeatFor {
-		sent := req
-		c.heartbeat, c.heartbeatFor = &sent, req
+		c.heartbeat, c.heartbeatFor = c.heartbeats.New(req), req
 	}
 	return c.heartbeat
 }
