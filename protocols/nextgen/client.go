@@ -230,7 +230,7 @@ func (c *Client) Receive(env sim.ClientEnv, msg sim.Message, out *sim.Effects) {
 	if !ok {
 		panic(fmt.Sprintf("nextgen client: unexpected message %T", msg))
 	}
-	c.onResponse(env, *r, out)
+	c.onResponse(env, r, out)
 	c.runBackground(env, out)
 }
 
