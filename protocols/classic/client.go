@@ -146,7 +146,7 @@ type Client struct {
 	// joins, syncs and heartbeats make the client's requests (package
 	// slab): a member of a large group in a rolling restart sends each
 	// of them again in every one of its many rebalances.
-	joins      slab.Slab[JoinGroupRequest]
+	joins      slab.Slab[joinGroup]
 	syncs      slab.Slab[SyncGroupRequest]
 	heartbeats slab.Slab[HeartbeatRequest]
 
@@ -329,10 +329,23 @@ func (c *Client) continueWith(env sim.ClientEnv, then afterCallbacks, out *sim.E
 	}
 }
 
+// joinGroup is a JoinGroup with room for one protocol, which is what most
+// members list, so that the request and its list are made together.
+type joinGroup struct {
+	req JoinGroupRequest
+	one [1]ProtocolMetadata
+}
+
 func (c *Client) joinRequest() *JoinGroupRequest {
-	req := c.joins.New(JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
-		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval,
-		Protocols: make([]ProtocolMetadata, 0, len(c.assignors))})
+	made := c.joins.New(joinGroup{req: JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
+		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}})
+	req := &made.req
+	switch n := len(c.assignors); {
+	case n == len(made.one):
+		req.Protocols = made.one[:0]
+	case n > len(made.one):
+		req.Protocols = make([]ProtocolMetadata, 0, n)
+	}
 	for _, a := range c.assignors {
 		sub := Subscription{Topics: c.subscription, Owned: c.owned, Generation: c.generation}
 		if a.Name() == "sticky" {
