@@ -47,7 +47,10 @@
 //     clock, a goroutine or randomness of its own.
 //  2. Changes its state and appends what should happen to the *Effects:
 //     messages to Send, timers to set or cancel, and, for a client,
-//     WantPoll when it needs its application thread's next poll().
+//     WantPoll when it needs its application thread's next poll(). A
+//     timer is named by a kind the model declares once (NewTimerKind)
+//     and, for a coordinator's timer of one member, by the handle the
+//     coordinator keeps in its member record (MemberHandles).
 //  3. Tells the ledger of ownership only through Callbacks: a revoke stops
 //     processing at once and lets go of the partitions when it returns,
 //     an assign takes them when it starts, a lost drops them without a

@@ -18,9 +18,11 @@ import (
 // the coordinator answers the endpoint the request came from
 // (Effects.Send), and the simulator hands the answer to the thread that
 // sent the request. So the coordinator knows nothing of a client's
-// threads. Timers are named by a TimerID, a kind and a member id, which a
-// model switches on; what a model will do next (after a timer, after its
-// callbacks) is in its own fields, where State() and transcripts see it.
+// threads. Timers are named by a TimerID (timerid.go): a kind, which a
+// model switches on, and, for a coordinator's timer of one member, that
+// member's handle and id. What a model will do next (after a timer, after
+// its callbacks) is in its own fields, where State() and transcripts see
+// it.
 //
 // The simulator owns everything physical: which thread of a consumer process
 // is frozen by a GC pause or blocked by slow processing, how long a message
@@ -99,26 +101,6 @@ type Send struct {
 	// response comes back to it. The coordinator leaves it zero: it
 	// answers the endpoint a request came from, which carries the thread.
 	Thread Thread
-}
-
-// TimerKind names a kind of timer of one model ("session", "heartbeat").
-// Each model defines its own kinds.
-type TimerKind string
-
-// TimerID names one timer of a model: its kind and, for a timer kept per
-// member (a coordinator's session timers), the member id.
-type TimerID struct {
-	Kind   TimerKind
-	Member string
-}
-
-// String is the timer's name as transcripts print it: the kind, followed
-// by "/" and the member id for a member's timer ("session/c1-1").
-func (id TimerID) String() string {
-	if id.Member == "" {
-		return string(id.Kind)
-	}
-	return string(id.Kind) + "/" + id.Member
 }
 
 // TimerRequest sets or cancels a timer of the stepping model. Setting a

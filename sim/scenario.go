@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"sync"
 	"time"
 )
 
@@ -228,7 +229,13 @@ func VersionAssignmentInterval(version string) time.Duration {
 // A setting whose default differs between Kafka releases is left zero, so
 // that the scenario's KafkaVersion supplies it when the run resolves the
 // configuration (ResolveGroupConfigFor).
-func DefaultGroupConfig() GroupConfig {
+func DefaultGroupConfig() GroupConfig { return defaultGroupConfig() }
+
+// defaultGroupConfig is read from the table once, as the table is built
+// once: a consumer-protocol client starts from the default heartbeat
+// interval, and a large rolling restart starts thousands of them. A
+// GroupConfig holds only values, so each caller gets a copy of its own.
+var defaultGroupConfig = sync.OnceValue(func() GroupConfig {
 	var g GroupConfig
 	for _, row := range groupSettingTable() {
 		if !row.ByRelease() {
@@ -236,7 +243,7 @@ func DefaultGroupConfig() GroupConfig {
 		}
 	}
 	return g
-}
+})
 
 // MemberSpec is one consumer process of the scenario.
 type MemberSpec struct {

@@ -1,6 +1,11 @@
 package sim
 
-import "time"
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"time"
+)
 
 // timer is one of a model's timers: one of a client incarnation's (proc set)
 // or one of the coordinator's (proc nil).
@@ -33,71 +38,91 @@ type timer struct {
 	event       eventID
 }
 
-// timerSet holds one model's timers by id. The timers of a kind alone
-// (a client's heartbeat, the coordinator's join timer), a handful per
-// model, are found by a scan of a short list of their kinds (the model's
-// constant strings, so comparisons are cheap); the coordinator's timers
-// kept per member, a few per member, are found by an index.
+// timerSet holds one model's timers by id, and finds them without hashing
+// anything. The timers of a kind alone (a client's heartbeat, the
+// coordinator's join timer), a handful per model, are found in a short
+// list by their kinds, which are bytes: the eight kinds are read as one
+// word and the timer's place found in it with a few arithmetic steps,
+// wherever it is (matchKind). The coordinator's timers kept per member, a
+// few per member, are found by the member's handle, an index, and then by
+// kind among that member's.
 //
 // The short list sits in the set itself, which lives in its process,
-// behind the fields every event of the process reads: the scan reads
+// behind the fields every event of the process reads: the search reads
 // memory the step has just touched, and the timer it finds is the first
 // other memory it reads. The list stays in the order the timers were
-// made: moving a found timer towards the front cost more (a swap of two
-// entries that hold pointers, with the collector's write barriers) than
-// the shorter scans saved.
+// made.
 type timerSet struct {
-	n     int // entries of short in use
-	short [shortTimers]kindTimer
-	// byMember holds the timers kept per member, and those of a kind
-	// alone past the short list's room.
-	byMember map[TimerID]*timer
+	n int // entries of short in use
+	// kinds are the kinds of short's timers; those past n are 0, no kind.
+	kinds [shortTimers]uint8
+	short [shortTimers]*timer
+	// byMember[h] holds the timers of the member with handle h; byMember[0]
+	// those of a kind alone past the short list's room.
+	byMember [][]*timer
 	// list is every timer, in the order they were made.
 	list []*timer
 }
 
-// kindTimer is a timer of a kind alone, with no member id.
-type kindTimer struct {
-	kind TimerKind
-	t    *timer
-}
-
 // shortTimers is the room for timers of a kind alone in a timerSet's
-// short list: more than any model has.
+// short list: more than any model has, and the bytes of a word, which
+// matchKind reads at once.
 const shortTimers = 8
 
 func (s *timerSet) get(id TimerID) *timer {
-	if id.Member == "" {
-		for i := range s.short[:s.n] {
-			if e := &s.short[i]; e.kind == id.Kind {
-				return e.t
+	if id.Handle == 0 {
+		if i := matchKind(&s.kinds, id.Kind); i < s.n {
+			return s.short[i]
+		}
+	}
+	if int(id.Handle) < len(s.byMember) {
+		for _, t := range s.byMember[id.Handle] {
+			if t.id.Kind == id.Kind {
+				return t
 			}
 		}
 	}
-	return s.byMember[id]
+	return nil
 }
 
 func (s *timerSet) add(t *timer) {
 	s.list = append(s.list, t)
-	if t.id.Member == "" && s.n < shortTimers {
-		s.short[s.n] = kindTimer{kind: t.id.Kind, t: t}
+	h := t.id.Handle
+	if h == 0 && s.n < shortTimers {
+		s.kinds[s.n], s.short[s.n] = uint8(t.id.Kind), t
 		s.n++
 		return
 	}
-	if s.byMember == nil {
-		s.byMember = map[TimerID]*timer{}
+	if int(h) >= len(s.byMember) {
+		s.byMember = append(s.byMember, make([][]*timer, int(h)+1-len(s.byMember))...)
 	}
-	s.byMember[t.id] = t
+	s.byMember[h] = append(s.byMember[h], t)
 }
+
+// matchKind returns the place of the first k in kinds, or len(kinds) if k
+// is not there. It compares the eight bytes at once: the word that
+// holds them, XORed with k in every byte, has a zero byte where kinds
+// holds k, and the lowest zero byte of a word x is the lowest byte of
+// (x - 0x01…01) &^ x with its top bit set (a borrow can only set bits
+// above a zero byte, so the lowest one found is a true match).
+func matchKind(kinds *[shortTimers]uint8, k TimerKind) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := binary.LittleEndian.Uint64(kinds[:]) ^ (ones * uint64(k))
+	return bits.TrailingZeros64((x-ones)&^x&highs) / 8
+}
+
+// sameTimer tells whether a and b name the same timer: the same kind of
+// timer of the same member, or of none.
+func sameTimer(a, b TimerID) bool { return a.Kind == b.Kind && a.Handle == b.Handle }
 
 // setTimer applies a model's timer request to its timer in timers,
 // creating it (for p, or for the coordinator when p is nil) on first use.
 // last, when not nil, remembers the timer set last from the same place and
 // is tried before the set: a member's heartbeat re-arms its session timer
-// at the coordinator, whose timers are otherwise found by hashing ids.
+// at the coordinator, which then need not look among the member's timers.
 func (w *world) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **timer) {
 	var t *timer
-	if last != nil && *last != nil && (*last).id == tr.ID {
+	if last != nil && *last != nil && sameTimer((*last).id, tr.ID) {
 		t = *last
 	} else {
 		t = timers.get(tr.ID)
@@ -109,6 +134,9 @@ func (w *world) setTimer(timers *timerSet, p *process, tr *TimerRequest, last **
 		return
 	}
 	if t == nil {
+		if tr.ID.Handle == 0 && tr.ID.Member != "" {
+			panic(fmt.Sprintf("sim: timer %s names a member without its handle (see MemberHandles)", tr.ID))
+		}
 		t = &timer{w: w, id: tr.ID, proc: p}
 		if p != nil {
 			t.incarnation = p.incarnation

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
+	"github.com/rebalsim/rebalsim/protocols/internal/slab"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -39,21 +40,21 @@ func (s memberState) String() string {
 }
 
 // The client's timers.
-const (
+var (
 	// timerHeartbeat is the heartbeat thread's next pass.
-	timerHeartbeat sim.TimerKind = "heartbeat"
+	timerHeartbeat = sim.NewTimerKind("heartbeat")
 	// timerHeartbeatTimeout gives up on a heartbeat that got no answer
 	// within request.timeout.ms.
-	timerHeartbeatTimeout sim.TimerKind = "hb-timeout"
+	timerHeartbeatTimeout = sim.NewTimerKind("hb-timeout")
 	// timerJoinTimeout gives up on a JoinGroup that got no answer.
-	timerJoinTimeout sim.TimerKind = "join-timeout"
+	timerJoinTimeout = sim.NewTimerKind("join-timeout")
 	// timerSyncTimeout ends a SyncGroup whose response never came
 	// (request.timeout.ms): the member rejoins.
-	timerSyncTimeout sim.TimerKind = "sync-timeout"
+	timerSyncTimeout = sim.NewTimerKind("sync-timeout")
 	// timerRetry ends a retry backoff: poll() tries to join again.
-	timerRetry sim.TimerKind = "retry"
+	timerRetry = sim.NewTimerKind("retry")
 	// timerMetadata is the next metadata refresh (metadata.max.age.ms).
-	timerMetadata sim.TimerKind = "metadata"
+	timerMetadata = sim.NewTimerKind("metadata")
 )
 
 // afterCallbacks is what the client does once the rebalance callbacks it
@@ -142,6 +143,12 @@ type Client struct {
 	// assignScratch is the assignor's working memory, kept from one
 	// rebalance this client leads to the next.
 	assignScratch assignor.Scratch
+	// joins, syncs and heartbeats make the client's requests (package
+	// slab): a member of a large group in a rolling restart sends each
+	// of them again in every one of its many rebalances.
+	joins      slab.Slab[joinGroup]
+	syncs      slab.Slab[SyncGroupRequest]
+	heartbeats slab.Slab[HeartbeatRequest]
 
 	backoffUntil time.Duration
 	backoff      time.Duration
@@ -322,9 +329,23 @@ func (c *Client) continueWith(env sim.ClientEnv, then afterCallbacks, out *sim.E
 	}
 }
 
+// joinGroup is a JoinGroup with room for one protocol, which is what most
+// members list, so that the request and its list are made together.
+type joinGroup struct {
+	req JoinGroupRequest
+	one [1]ProtocolMetadata
+}
+
 func (c *Client) joinRequest() *JoinGroupRequest {
-	req := &JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
-		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}
+	made := c.joins.New(joinGroup{req: JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
+		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}})
+	req := &made.req
+	switch n := len(c.assignors); {
+	case n == len(made.one):
+		req.Protocols = made.one[:0]
+	case n > len(made.one):
+		req.Protocols = make([]ProtocolMetadata, 0, n)
+	}
 	for _, a := range c.assignors {
 		sub := Subscription{Topics: c.subscription, Owned: c.owned, Generation: c.generation}
 		if a.Name() == "sticky" {
@@ -385,7 +406,7 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		c.setState(completingRebalance, out)
 		c.heartbeatOn = true
 		out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
-		sync := &SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
+		sync := c.syncs.New(SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation})
 		if r.Leader != c.memberID {
 			// Only the leader watches the metadata for new partitions: a
 			// member that is no longer leader forgets what it last
@@ -451,9 +472,15 @@ func (c *Client) performAssignment(r JoinGroupResponse) (map[string]kafka.Assign
 	}
 	in := assignor.Input{Members: make([]assignor.Subscription, 0, len(r.Members)), Scratch: &c.assignScratch}
 	subscribed := map[string]bool{}
+	// Members mostly subscribe alike: a list the same as the one before
+	// adds no topic.
+	var last []string
 	for _, m := range r.Members {
-		for _, t := range m.Metadata.Topics {
-			subscribed[t] = true
+		if !slices.Equal(m.Metadata.Topics, last) {
+			for _, t := range m.Metadata.Topics {
+				subscribed[t] = true
+			}
+			last = m.Metadata.Topics
 		}
 		in.Members = append(in.Members, assignor.Subscription{MemberID: m.MemberID, InstanceID: m.GroupInstanceID,
 			Topics: m.Metadata.Topics, Owned: m.Metadata.Owned, Generation: m.Metadata.Generation, HasGeneration: true})
@@ -602,8 +629,7 @@ func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 func (c *Client) heartbeatRequest() *HeartbeatRequest {
 	req := HeartbeatRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
 	if c.heartbeat == nil || req != c.heartbeatFor {
-		sent := req
-		c.heartbeat, c.heartbeatFor = &sent, req
+		c.heartbeat, c.heartbeatFor = c.heartbeats.New(req), req
 	}
 	return c.heartbeat
 }

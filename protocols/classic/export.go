@@ -18,6 +18,11 @@ func (g *Group) NextID() int { return g.nextID }
 // across conversions between group types.
 func (g *Group) ContinueIDs(n int) { g.nextID = max(g.nextID, n) }
 
+// ShareHandles makes the group name its members' timers by the handles of
+// h, the coordinator's, so that a member id keeps its handle across
+// conversions between group types. Call it before the group has members.
+func (g *Group) ShareHandles(h *sim.MemberHandles) { g.handles = h }
+
 // PendingMemberIDs lists, sorted, the ids handed out with MEMBER_ID_REQUIRED
 // that have not joined yet.
 func (g *Group) PendingMemberIDs() []string {
@@ -34,12 +39,13 @@ func (g *Group) PendingMemberIDs() []string {
 // members in the given order (the first is the leader, as ClassicGroup.add
 // makes it) holding the assignments given, the protocol voted as usual, and
 // every member's session timer armed afresh. nextID continues the id
-// counter. With rebalance set a rebalance starts at once, as it does when
+// counter, and handles is the coordinator's numbering of member ids
+// (ShareHandles). With rebalance set a rebalance starts at once, as it does when
 // the downgrade follows a member's departure; a downgrade caused by a
 // static member's replacement does not rebalance.
-func FromConsumerGroup(env sim.CoordinatorEnv, cfg sim.GroupConfig, generation int32, members []*Member, nextID int, rebalance bool, out *sim.Effects) *Group {
+func FromConsumerGroup(env sim.CoordinatorEnv, cfg sim.GroupConfig, generation int32, members []*Member, nextID int, handles *sim.MemberHandles, rebalance bool, out *sim.Effects) *Group {
 	g := NewGroup(cfg)
-	g.state, g.generation, g.nextID = Stable, generation, nextID
+	g.state, g.generation, g.nextID, g.handles = Stable, generation, nextID, handles
 	for _, m := range members {
 		ps := m.Protocols
 		m.Protocols = nil
@@ -47,7 +53,7 @@ func FromConsumerGroup(env sim.CoordinatorEnv, cfg sim.GroupConfig, generation i
 		m.setID(m.ID)
 		g.putMember(m)
 		if m.InstanceID != "" {
-			g.static[m.InstanceID] = m.ID
+			g.static[m.InstanceID] = m
 		}
 	}
 	if len(members) > 0 {

@@ -32,19 +32,19 @@ func (s GroupState) String() string {
 const newMemberJoinTimeout = 5 * time.Minute
 
 // The group's timers.
-const (
+var (
 	// timerJoin ends the join phase: the rebalance timeout, or a step of
 	// the initial rebalance delay.
-	timerJoin sim.TimerKind = "join"
+	timerJoin = sim.NewTimerKind("join")
 	// timerSync removes the members that have not sent SyncGroup within
 	// the rebalance timeout.
-	timerSync sim.TimerKind = "sync"
+	timerSync = sim.NewTimerKind("sync")
 	// timerSession, one per member, expires a member that stopped
 	// heartbeating.
-	timerSession sim.TimerKind = "session"
+	timerSession = sim.NewTimerKind("session")
 	// timerPending, one per id handed out with MEMBER_ID_REQUIRED, forgets
 	// an id whose member did not come back with it.
-	timerPending sim.TimerKind = "pending"
+	timerPending = sim.NewTimerKind("pending")
 )
 
 // Member is the coordinator's record of one classic member.
@@ -64,9 +64,15 @@ type Member struct {
 	AwaitingSync bool
 	// IsNew is set until the member's first join phase completes.
 	IsNew bool
+	// pendingSync is set while the group waits for the member's SyncGroup
+	// of the current generation (ClassicGroup.pendingSyncMembers).
+	pendingSync bool
 	// hash is ID's Java hash code, which places the member in the group's
 	// member map (see Group.kafkaOrder).
 	hash uint32
+	// handle is ID's handle (sim.MemberHandles), which names the member's
+	// timers.
+	handle sim.MemberHandle
 }
 
 // setID gives the member its id.
@@ -76,7 +82,7 @@ func (m *Member) setID(id string) {
 
 // sessionTimer names the member's session timer.
 func (m *Member) sessionTimer() sim.TimerID {
-	return sim.TimerID{Kind: timerSession, Member: m.ID}
+	return sim.TimerID{Kind: timerSession, Handle: m.handle, Member: m.ID}
 }
 
 func (m *Member) subscription(protocol string) Subscription {
@@ -110,12 +116,15 @@ type Group struct {
 	order    []*Member
 	capacity int
 
-	byID    map[string]*Member
-	static  map[string]string // group.instance.id → member id
-	pending map[string]bool   // ids handed out with MEMBER_ID_REQUIRED
-	// pendingSync holds the members that have not sent SyncGroup for the
-	// current generation.
-	pendingSync map[string]bool
+	byID map[string]*Member
+	// handles numbers the member ids for their timers; the KIP-848
+	// coordinator shares its own with the group (ShareHandles).
+	handles *sim.MemberHandles
+	static  map[string]*Member // by group.instance.id
+	pending map[string]bool    // ids handed out with MEMBER_ID_REQUIRED
+	// pendingSync counts the members that have not sent SyncGroup for
+	// the current generation (Member.pendingSync).
+	pendingSync int
 	// supporters counts, per assignor name, the members listing it.
 	supporters protocolCounts
 	// joinScan is where maybeCompleteJoin starts looking for a member that
@@ -137,7 +146,7 @@ type Group struct {
 
 // NewGroup returns an empty classic group.
 func NewGroup(cfg sim.GroupConfig) *Group {
-	return &Group{cfg: cfg, byID: map[string]*Member{}, static: map[string]string{}, pending: map[string]bool{}, pendingSync: map[string]bool{},
+	return &Group{cfg: cfg, byID: map[string]*Member{}, handles: &sim.MemberHandles{}, static: map[string]*Member{}, pending: map[string]bool{},
 		heartbeatOK: &HeartbeatResponse{Error: None}, heartbeatRebalancing: &HeartbeatResponse{Error: RebalanceInProgress}}
 }
 
@@ -149,7 +158,7 @@ func (g *Group) GroupState() GroupState { return g.state }
 
 // Stable reports whether no rebalance is in progress.
 func (g *Group) Stable() bool {
-	return (g.state == Stable && len(g.pendingSync) == 0) || (g.state == Empty && len(g.members) == 0)
+	return (g.state == Stable && g.pendingSync == 0) || (g.state == Empty && len(g.members) == 0)
 }
 
 // Generation is the current generation id.
@@ -177,6 +186,7 @@ func (g *Group) putMember(m *Member) {
 	g.members = append(g.members, m)
 	g.capacity = max(g.capacity, javaorder.HashMapCapacity(len(g.members)))
 	g.byID[m.ID] = m
+	m.handle = g.handles.Of(m.ID)
 	g.order = nil
 }
 
@@ -236,14 +246,16 @@ func (g *Group) CancelTimers(out *sim.Effects) {
 		out.CancelTimer(m.sessionTimer())
 	}
 	for _, id := range g.PendingMemberIDs() {
-		out.CancelTimer(pendingTimer(id))
+		out.CancelTimer(g.pendingTimer(id))
 	}
 	out.CancelTimer(sim.TimerID{Kind: timerJoin})
 	out.CancelTimer(sim.TimerID{Kind: timerSync})
 }
 
 // pendingTimer names the timer of an id handed out with MEMBER_ID_REQUIRED.
-func pendingTimer(id string) sim.TimerID { return sim.TimerID{Kind: timerPending, Member: id} }
+func (g *Group) pendingTimer(id string) sim.TimerID {
+	return sim.TimerID{Kind: timerPending, Handle: g.handles.Of(id), Member: id}
+}
 
 func (g *Group) transition(to GroupState, out *sim.Effects) {
 	if g.state == to {
@@ -317,7 +329,7 @@ func (g *Group) onJoinGroup(env sim.CoordinatorEnv, from sim.Endpoint, req JoinG
 	}
 	if g.pending[req.MemberID] {
 		delete(g.pending, req.MemberID)
-		out.CancelTimer(pendingTimer(req.MemberID))
+		out.CancelTimer(g.pendingTimer(req.MemberID))
 		g.addMemberThenRebalanceOrCompleteJoin(env, from, req.MemberID, req, out)
 		return
 	}
@@ -357,8 +369,8 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 		return
 	}
 	if req.GroupInstanceID != "" {
-		if oldID, ok := g.static[req.GroupInstanceID]; ok {
-			g.updateStaticMemberThenRebalanceOrCompleteJoin(env, from, g.byID[oldID], req, out)
+		if old := g.static[req.GroupInstanceID]; old != nil {
+			g.updateStaticMemberThenRebalanceOrCompleteJoin(env, from, old, req, out)
 			return
 		}
 		// A new static member joins directly, without MEMBER_ID_REQUIRED.
@@ -369,7 +381,7 @@ func (g *Group) joinUnknownMember(env sim.CoordinatorEnv, from sim.Endpoint, req
 	// come back with it.
 	id := g.mintID(env, from, req)
 	g.pending[id] = true
-	out.SetTimer(pendingTimer(id), env.Now+req.SessionTimeout)
+	out.SetTimer(g.pendingTimer(id), env.Now+req.SessionTimeout)
 	out.Send(from, &JoinGroupResponse{Error: MemberIDRequired, MemberID: id, Generation: -1})
 }
 
@@ -384,7 +396,7 @@ func (g *Group) addMemberThenRebalanceOrCompleteJoin(env sim.CoordinatorEnv, fro
 	}
 	g.putMember(m)
 	if m.InstanceID != "" {
-		g.static[m.InstanceID] = id
+		g.static[m.InstanceID] = m
 	}
 	out.Note(sim.Note{Kind: sim.NoteMemberAdded, Process: from.Process, MemberID: id})
 	g.scheduleSession(env, m, newMemberJoinTimeout, out)
@@ -424,8 +436,6 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 	out.CancelTimer(old.sessionTimer())
 	out.Note(sim.Note{Kind: sim.NoteMemberRemoved, Process: old.Endpoint.Process, MemberID: old.ID, Detail: "replaced by static member " + newID})
 	g.dropMember(old)
-	wasPendingSync := g.pendingSync[old.ID]
-	delete(g.pendingSync, old.ID)
 	if g.leader == old.ID {
 		g.leader = newID
 	}
@@ -437,12 +447,11 @@ func (g *Group) updateStaticMemberThenRebalanceOrCompleteJoin(env sim.Coordinato
 	m.Endpoint, m.ClientID = from, req.ClientID
 	m.SessionTimeout, m.RebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
 	g.setProtocols(m, req.Protocols)
+	// The record keeps its pendingSync: a SyncGroup the old id owed, the
+	// new one owes.
 	m.AwaitingJoin, m.AwaitingSync = false, false
 	g.putMember(m)
-	g.static[m.InstanceID] = newID
-	if wasPendingSync {
-		g.pendingSync[newID] = true
-	}
+	g.static[m.InstanceID] = m
 	out.Note(sim.Note{Kind: sim.NoteMemberAdded, Process: from.Process, MemberID: newID})
 	g.scheduleSession(env, m, m.SessionTimeout, out)
 	switch g.state {
@@ -491,7 +500,7 @@ func (g *Group) prepareRebalance(env sim.CoordinatorEnv, reason string, out *sim
 			}
 		}
 	}
-	clear(g.pendingSync)
+	g.clearPendingSync()
 	out.CancelTimer(sim.TimerID{Kind: timerSync})
 	if g.state == Empty {
 		// KIP-134: hold the first join phase for the initial delay, and
@@ -597,7 +606,7 @@ func (g *Group) completeJoin(env sim.CoordinatorEnv, out *sim.Effects) {
 		// expected to sync; a static member that did not rejoin is in the
 		// leader's member list with its last metadata (as in Kafka's
 		// currentClassicGroupMembers) and is removed if it does not sync.
-		g.pendingSync[m.ID] = true
+		g.setPendingSync(m, true)
 		g.scheduleSession(env, m, m.SessionTimeout, out)
 		if !m.AwaitingJoin {
 			continue
@@ -628,7 +637,7 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 		reply(RebalanceInProgress, nil)
 	case CompletingRebalance:
 		m.Endpoint, m.AwaitingSync = from, true
-		delete(g.pendingSync, m.ID)
+		g.setPendingSync(m, false)
 		g.scheduleSession(env, m, m.SessionTimeout, out)
 		if m.ID == g.leader {
 			// Assignments are values nobody changes in place: the
@@ -650,12 +659,31 @@ func (g *Group) onSyncGroup(env sim.CoordinatorEnv, from sim.Endpoint, req SyncG
 		}
 	case Stable:
 		m.Endpoint = from
-		delete(g.pendingSync, m.ID)
+		g.setPendingSync(m, false)
 		g.scheduleSession(env, m, m.SessionTimeout, out)
 		reply(None, m.Assignment)
 	default:
 		reply(UnknownMemberID, nil)
 	}
+}
+
+// setPendingSync marks whether the group waits for m's SyncGroup.
+func (g *Group) setPendingSync(m *Member, pending bool) {
+	switch {
+	case pending && !m.pendingSync:
+		g.pendingSync++
+	case !pending && m.pendingSync:
+		g.pendingSync--
+	}
+	m.pendingSync = pending
+}
+
+// clearPendingSync stops waiting for any member's SyncGroup.
+func (g *Group) clearPendingSync() {
+	for _, m := range g.members {
+		m.pendingSync = false
+	}
+	g.pendingSync = 0
 }
 
 // expirePendingSync removes members that never sent SyncGroup for this
@@ -664,15 +692,14 @@ func (g *Group) expirePendingSync(env sim.CoordinatorEnv, out *sim.Effects) {
 	if g.state != CompletingRebalance && g.state != Stable {
 		return
 	}
-	if len(g.pendingSync) == 0 {
+	if g.pendingSync == 0 {
 		return
 	}
 	for _, m := range slices.Clone(g.kafkaOrder()) {
-		if g.pendingSync[m.ID] {
+		if m.pendingSync {
 			g.removeMember(m, "did not send SyncGroup within the rebalance timeout", out)
 		}
 	}
-	clear(g.pendingSync)
 	g.onMembershipChange(env, "members failed to sync", out)
 }
 
@@ -692,14 +719,14 @@ func (g *Group) validateExistingMember(id, instanceID string) (*Member, ErrorCod
 		}
 		return nil, UnknownMemberID
 	}
-	current, ok := g.static[instanceID]
-	switch {
-	case !ok:
+	switch current := g.static[instanceID]; {
+	case current == nil:
 		return nil, UnknownMemberID
-	case current != id:
+	case current.ID != id:
 		return nil, FencedInstanceID
+	default:
+		return current, None
 	}
-	return g.byID[id], None
 }
 
 func (g *Group) onHeartbeat(env sim.CoordinatorEnv, req HeartbeatRequest, out *sim.Effects) ErrorCode {
@@ -722,7 +749,7 @@ func (g *Group) onHeartbeat(env sim.CoordinatorEnv, req HeartbeatRequest, out *s
 func (g *Group) onLeaveGroup(env sim.CoordinatorEnv, req LeaveGroupRequest, out *sim.Effects) ErrorCode {
 	if g.pending[req.MemberID] {
 		delete(g.pending, req.MemberID)
-		out.CancelTimer(pendingTimer(req.MemberID))
+		out.CancelTimer(g.pendingTimer(req.MemberID))
 		g.maybeCompleteJoin(env, out)
 		return None
 	}
@@ -760,8 +787,8 @@ func (g *Group) removeMember(m *Member, reason string, out *sim.Effects) {
 	}
 	out.CancelTimer(m.sessionTimer())
 	g.dropMember(m)
-	delete(g.pendingSync, m.ID)
-	if m.InstanceID != "" && g.static[m.InstanceID] == m.ID {
+	g.setPendingSync(m, false)
+	if m.InstanceID != "" && g.static[m.InstanceID] == m {
 		delete(g.static, m.InstanceID)
 	}
 	g.countProtocols(m.Protocols, -1)
@@ -878,22 +905,26 @@ func (pc *protocolCounts) add(name string, delta int) {
 // deterministic.
 func (g *Group) selectProtocol() string {
 	cands := g.candidateProtocols()
-	votes := map[string]int{}
+	// votes[i] counts the members whose first candidate is cands[i].
+	votes := make([]int, len(cands))
 	for _, m := range g.members {
 		for _, p := range m.Protocols {
-			if slices.Contains(cands, p.Name) {
-				votes[p.Name]++
+			if i := slices.Index(cands, p.Name); i >= 0 {
+				votes[i]++
 				break
 			}
 		}
 	}
-	best := ""
-	for _, c := range cands {
-		if best == "" || votes[c] > votes[best] {
-			best = c
+	best := -1
+	for i := range cands {
+		if best < 0 || votes[i] > votes[best] {
+			best = i
 		}
 	}
-	return best
+	if best < 0 {
+		return ""
+	}
+	return cands[best]
 }
 
 // protocolsMatch compares the whole metadata, owned partitions included, as

@@ -96,7 +96,7 @@ func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, fr
 	// 3. The last consumer-protocol static member replaced by a classic one
 	// turns the group classic again.
 	resp := &classic.JoinGroupResponse{Error: None, Generation: m.Epoch, ProtocolName: req.Protocols[0].Name, MemberID: m.id}
-	out.CancelTimer(sim.TimerID{Kind: timerJoin, Member: m.id})
+	out.CancelTimer(m.timer(timerJoin))
 	m.joinTimerArmed = false
 	if replaced != nil && c.validateOnlineDowngradeWithReplacedMember(replaced, m) {
 		c.convertToClassicGroup(env, replaced, m, "static member "+m.instanceID+" replaced by a classic member", out)
@@ -105,7 +105,7 @@ func (c *Coordinator) classicGroupJoinToConsumerGroup(env sim.CoordinatorEnv, fr
 		return
 	}
 	c.scheduleSessionTimeout(env, m, req.SessionTimeout, out)
-	out.SetTimer(sim.TimerID{Kind: timerSync, Member: m.id}, env.Now+req.RebalanceTimeout)
+	out.SetTimer(m.timer(timerSync), env.Now+req.RebalanceTimeout)
 	out.Send(from, resp)
 }
 
@@ -156,7 +156,7 @@ func (c *Coordinator) classicGroupSyncToConsumerGroup(env sim.CoordinatorEnv, fr
 		return
 	}
 	m.endpoint = from
-	out.CancelTimer(sim.TimerID{Kind: timerSync, Member: m.id})
+	out.CancelTimer(m.timer(timerSync))
 	c.scheduleSessionTimeout(env, m, m.classic.sessionTimeout, out)
 	reply(None, m.Assigned.Clone())
 }
@@ -179,7 +179,7 @@ func (c *Coordinator) scheduleJoinTimeoutIfAbsent(env sim.CoordinatorEnv, m *mem
 		return
 	}
 	m.joinTimerArmed = true
-	out.SetTimer(sim.TimerID{Kind: timerJoin, Member: m.id}, env.Now+m.rebalanceTimeout)
+	out.SetTimer(m.timer(timerJoin), env.Now+m.rebalanceTimeout)
 }
 
 // classicGroupHeartbeatToConsumerGroup is GroupMetadataManager

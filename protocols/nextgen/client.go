@@ -84,11 +84,11 @@ func (a localAssignment) updateWith(p kafka.Assignment) (localAssignment, bool) 
 func defaultHeartbeatInterval() time.Duration { return sim.DefaultGroupConfig().HeartbeatInterval }
 
 // Client timers, on the background (network) thread.
-const (
+var (
 	// timerHeartbeat wakes the background thread when a heartbeat is due.
-	timerHeartbeat sim.TimerKind = "heartbeat"
+	timerHeartbeat = sim.NewTimerKind("heartbeat")
 	// timerRequestTimeout gives up on a heartbeat with no answer.
-	timerRequestTimeout sim.TimerKind = "request-timeout"
+	timerRequestTimeout = sim.NewTimerKind("request-timeout")
 )
 
 // Client is the new consumer (group.protocol=consumer) of one process
@@ -230,7 +230,7 @@ func (c *Client) Receive(env sim.ClientEnv, msg sim.Message, out *sim.Effects) {
 	if !ok {
 		panic(fmt.Sprintf("nextgen client: unexpected message %T", msg))
 	}
-	c.onResponse(env, *r, out)
+	c.onResponse(env, r, out)
 	c.runBackground(env, out)
 }
 

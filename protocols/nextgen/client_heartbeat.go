@@ -122,7 +122,7 @@ func (c *Client) buildRequestData() ConsumerGroupHeartbeatRequest {
 
 // onResponse handles a heartbeat response. Responses to requests the
 // client gave up on are dropped, as a closed connection drops them.
-func (c *Client) onResponse(env sim.ClientEnv, r ConsumerGroupHeartbeatResponse, out *sim.Effects) {
+func (c *Client) onResponse(env sim.ClientEnv, r *ConsumerGroupHeartbeatResponse, out *sim.Effects) {
 	if r.CorrelationID != c.inFlight || c.inFlight == 0 {
 		return
 	}
@@ -141,7 +141,7 @@ func (c *Client) onResponse(env sim.ClientEnv, r ConsumerGroupHeartbeatResponse,
 }
 
 // onHeartbeatSuccess is ConsumerMembershipManager.onHeartbeatSuccess.
-func (c *Client) onHeartbeatSuccess(r ConsumerGroupHeartbeatResponse, out *sim.Effects) {
+func (c *Client) onHeartbeatSuccess(r *ConsumerGroupHeartbeatResponse, out *sim.Effects) {
 	switch {
 	case c.state == Leaving:
 		return

@@ -22,16 +22,16 @@ const (
 // keep classic.Group's kinds, and a timer of the kind of group the
 // coordinator no longer holds does nothing (Kafka's timers fail the group
 // type check the same way).
-const (
+var (
 	// timerSession fences a member that stopped heartbeating.
-	timerSession sim.TimerKind = "consumer-session"
+	timerSession = sim.NewTimerKind("consumer-session")
 	// timerRebalance fences a member that did not reconcile within its
 	// rebalance timeout.
-	timerRebalance sim.TimerKind = "consumer-rebalance"
+	timerRebalance = sim.NewTimerKind("consumer-rebalance")
 	// timerJoin fences a classic member that did not rejoin in time.
-	timerJoin sim.TimerKind = "consumer-join"
+	timerJoin = sim.NewTimerKind("consumer-join")
 	// timerSync fences a classic member that did not sync in time.
-	timerSync sim.TimerKind = "consumer-sync"
+	timerSync = sim.NewTimerKind("consumer-sync")
 )
 
 // Coordinator is the group coordinator for one group that is either a
@@ -54,6 +54,10 @@ type Coordinator struct {
 	// classic group's counter across conversions, so that an id is never
 	// handed out twice.
 	nextID int
+	// handles numbers the member ids for their timers, for the consumer
+	// group and the classic groups alike, so that a member keeps its
+	// handle when the group changes type.
+	handles *sim.MemberHandles
 	// lastState is the consumer group state last reported in a note.
 	lastState GroupState
 	// alwaysReconcile turns off maybeReconcile's shortcut for a stable
@@ -72,7 +76,9 @@ type Coordinator struct {
 // Server assignors in extra are offered beside the built-in uniform and
 // range, and win over a built-in of the same name.
 func NewCoordinator(cfg sim.GroupConfig, extra ...assignor.Assignor) *Coordinator {
-	return &Coordinator{cfg: cfg, assignors: assignor.NewSet(extra...), classic: classic.NewGroup(cfg)}
+	c := &Coordinator{cfg: cfg, assignors: assignor.NewSet(extra...), classic: classic.NewGroup(cfg), handles: &sim.MemberHandles{}}
+	c.classic.ShareHandles(c.handles)
+	return c
 }
 
 // Type tells whether the group is classic or consumer.
@@ -117,7 +123,7 @@ func (c *Coordinator) GroupEpoch() int32 {
 func (c *Coordinator) Receive(env sim.CoordinatorEnv, from sim.Endpoint, msg sim.Message, out *sim.Effects) {
 	switch req := msg.(type) {
 	case *ConsumerGroupHeartbeatRequest:
-		c.onConsumerGroupHeartbeat(env, from, *req, out)
+		c.onConsumerGroupHeartbeat(env, from, req, out)
 	case *classic.JoinGroupRequest:
 		if c.consumer != nil && !c.consumer.isEmpty() {
 			c.classicGroupJoinToConsumerGroup(env, from, *req, out)
@@ -211,9 +217,11 @@ func (c *Coordinator) mintID(env sim.CoordinatorEnv, from sim.Endpoint, clientID
 	return env.MemberIDs.Mint(from, kafka.Uuid.String)
 }
 
-// becomeClassic makes g the group, with the id counter carried over.
+// becomeClassic makes g the group, with the id counter and the handles
+// carried over.
 func (c *Coordinator) becomeClassic(g *classic.Group, out *sim.Effects) {
 	g.ContinueIDs(c.nextID)
+	g.ShareHandles(c.handles)
 	c.classic, c.consumer = g, nil
 	out.Note(sim.Note{Kind: sim.NoteGroupType, Detail: string(TypeClassic), Value: int64(g.Generation())})
 }
@@ -261,8 +269,8 @@ func (c *Coordinator) noteMemberRemoved(m *member, reason string, out *sim.Effec
 }
 
 // cancelTimers cancels every timer of a member (GroupMetadataManager.cancelTimers).
-func (c *Coordinator) cancelTimers(id string, out *sim.Effects) {
+func (c *Coordinator) cancelTimers(m *member, out *sim.Effects) {
 	for _, kind := range []sim.TimerKind{timerSession, timerRebalance, timerJoin, timerSync} {
-		out.CancelTimer(sim.TimerID{Kind: kind, Member: id})
+		out.CancelTimer(m.timer(kind))
 	}
 }

@@ -46,6 +46,11 @@ type member struct {
 	// hash is id's Java hash code, which places the member in Kafka's
 	// member maps (see consumerGroup.specOrder).
 	hash uint32
+	// handle is id's handle (sim.MemberHandles), which names the
+	// member's timers.
+	handle sim.MemberHandle
+	// inGroup is set while the record is in the member map, under its id.
+	inGroup bool
 	// subscription is sorted and free of duplicates.
 	subscription []string
 	// target is the member's target assignment, nil until the first
@@ -73,6 +78,11 @@ type member struct {
 	joinTimerArmed bool
 	// assignmentEpochs validate its offset commits (offset_commit.go).
 	assignmentEpochs assignmentEpochs
+}
+
+// timer names the member's timer of kind.
+func (m *member) timer(kind sim.TimerKind) sim.TimerID {
+	return sim.TimerID{Kind: kind, Handle: m.handle, Member: m.id}
 }
 
 // classicMetadata is what the coordinator keeps of a classic member's last
@@ -116,6 +126,9 @@ type consumerGroup struct {
 	tableCapBefore int
 	byID           map[string]*member
 	static         map[string]*member // by instance id
+	// handles is the coordinator's numbering of member ids for their
+	// timers.
+	handles *sim.MemberHandles
 	// serverAssignors counts the members asking for each server assignor
 	// (ConsumerGroup.serverAssignors), kept as members come, go and
 	// change their minds, so that a recomputation of the target need not
@@ -141,11 +154,11 @@ type consumerGroup struct {
 	hasAssigned      bool
 }
 
-func newConsumerGroup(cfg sim.GroupConfig, assignors assignor.Set) *consumerGroup {
+func newConsumerGroup(cfg sim.GroupConfig, assignors assignor.Set, handles *sim.MemberHandles) *consumerGroup {
 	// A new group's metadata refresh deadline has passed already
 	// (ModernGroup's DeadlineAndEpoch.EMPTY): its first heartbeat computes
 	// the subscription metadata.
-	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]*member{},
+	return &consumerGroup{cfg: cfg, assignors: assignors, byID: map[string]*member{}, static: map[string]*member{}, handles: handles,
 		serverAssignors: map[string]int{}, partitionEpochs: partitionEpochs{}, metadataExpired: true,
 		tableCap: javaorder.TimelineMinCapacity}
 }
@@ -293,7 +306,7 @@ func (g *consumerGroup) removeMember(m *member) {
 
 // putMember puts m last in the member map and marks it fresh.
 func (g *consumerGroup) putMember(m *member) {
-	m.hash = javaorder.StringHash(m.id)
+	m.hash, m.handle, m.inGroup = javaorder.StringHash(m.id), g.handles.Of(m.id), true
 	g.fresh, g.tableCapBefore = m, g.tableCap
 	g.tableCap = javaorder.TimelineGrow(len(g.members), g.tableCap)
 	g.members = append(g.members, m)
@@ -303,6 +316,7 @@ func (g *consumerGroup) putMember(m *member) {
 // dropMember takes m out of the member map.
 func (g *consumerGroup) dropMember(m *member) {
 	delete(g.byID, m.id)
+	m.inGroup = false
 	g.members = slices.DeleteFunc(g.members, func(o *member) bool { return o == m })
 	if g.fresh == m {
 		g.fresh = nil

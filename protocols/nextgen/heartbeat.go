@@ -14,7 +14,7 @@ import (
 
 // onConsumerGroupHeartbeat is GroupMetadataManager.consumerGroupHeartbeat
 // (the public one): validate, then leave or heartbeat.
-func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req ConsumerGroupHeartbeatRequest, out *sim.Effects) {
+func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, out *sim.Effects) {
 	if code := validateConsumerGroupHeartbeat(req, c.assignors); code != None {
 		c.replyHeartbeatError(from, req, code, out)
 		return
@@ -30,14 +30,14 @@ func (c *Coordinator) onConsumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.
 	c.consumerGroupHeartbeat(env, from, req, out)
 }
 
-func (c *Coordinator) replyHeartbeatError(from sim.Endpoint, req ConsumerGroupHeartbeatRequest, code classic.ErrorCode, out *sim.Effects) {
+func (c *Coordinator) replyHeartbeatError(from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, code classic.ErrorCode, out *sim.Effects) {
 	out.Send(from, c.responses.New(ConsumerGroupHeartbeatResponse{CorrelationID: req.CorrelationID, ErrorCode: code, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch}))
 }
 
 // validateConsumerGroupHeartbeat is throwIfConsumerGroupHeartbeatRequestIsInvalid:
 // a join must bring its rebalance timeout and subscription and no
 // partitions; anything but a join must name its member.
-func validateConsumerGroupHeartbeat(req ConsumerGroupHeartbeatRequest, assignors assignor.Set) classic.ErrorCode {
+func validateConsumerGroupHeartbeat(req *ConsumerGroupHeartbeatRequest, assignors assignor.Set) classic.ErrorCode {
 	switch {
 	case req.MemberEpoch > 0 || req.MemberEpoch == LeaveGroupMemberEpoch:
 		if req.MemberID == "" {
@@ -88,7 +88,7 @@ func (c *Coordinator) getOrMaybeCreateConsumerGroup(env sim.CoordinatorEnv, crea
 // Kafka's order: get or create the member, update it (a subscription change
 // bumps the group epoch), bring the target up to date, reconcile the
 // member, re-arm its session timer, respond.
-func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req ConsumerGroupHeartbeatRequest, out *sim.Effects) {
+func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, out *sim.Effects) {
 	g := c.consumer
 	if g.isFull(req.MemberID) {
 		c.replyHeartbeatError(from, req, GroupMaxSizeReached, out)
@@ -131,7 +131,9 @@ func (c *Coordinator) consumerGroupHeartbeat(env sim.CoordinatorEnv, from sim.En
 	if req.SubscribedTopicNames != nil {
 		m.subscription = g.subscriptionOf(req.SubscribedTopicNames)
 	}
-	if g.byID[m.id] == nil {
+	// A record the group handed out is in it already: only a new one
+	// needs looking up.
+	if !m.inGroup && g.byID[m.id] == nil {
 		g.addMember(m)
 		c.noteMemberAdded(m, out)
 	}
@@ -198,7 +200,7 @@ func (c *Coordinator) getOrMaybeSubscribeStaticMember(from sim.Endpoint, id, ins
 // gone, its timers with it.
 func (c *Coordinator) replaceStaticMember(old *member, newID string, from sim.Endpoint, out *sim.Effects) *member {
 	if old.id != newID {
-		c.cancelTimers(old.id, out)
+		c.cancelTimers(old, out)
 	}
 	c.noteMemberRemoved(old, "replaced by static member "+newID, out)
 	n := c.consumer.replaceMember(old, newID)
@@ -273,7 +275,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 		// members: the target epoch, the same partitions.
 		g.advanceEpoch(m, g.targetEpoch)
 		if !m.useClassicProtocol() {
-			out.CancelTimer(sim.TimerID{Kind: timerRebalance, Member: m.id})
+			out.CancelTimer(m.timer(timerRebalance))
 		}
 		return None
 	}
@@ -297,7 +299,7 @@ func (c *Coordinator) maybeReconcile(env sim.CoordinatorEnv, m *member, owned ka
 		if m.State == reconcile.UnrevokedPartitions {
 			c.scheduleRebalanceTimeout(env, m, out)
 		} else {
-			out.CancelTimer(sim.TimerID{Kind: timerRebalance, Member: m.id})
+			out.CancelTimer(m.timer(timerRebalance))
 		}
 	}
 	return None
@@ -310,7 +312,7 @@ func sameMember(a, b reconcile.Member) bool {
 
 // scheduleSessionTimeout (re)arms a member's session timer.
 func (c *Coordinator) scheduleSessionTimeout(env sim.CoordinatorEnv, m *member, d time.Duration, out *sim.Effects) {
-	out.SetTimer(sim.TimerID{Kind: timerSession, Member: m.id}, env.Now+d)
+	out.SetTimer(m.timer(timerSession), env.Now+d)
 }
 
 // scheduleRebalanceTimeout arms the timer that fences a member still at this
@@ -318,7 +320,7 @@ func (c *Coordinator) scheduleSessionTimeout(env sim.CoordinatorEnv, m *member, 
 // (scheduleConsumerGroupRebalanceTimeout).
 func (c *Coordinator) scheduleRebalanceTimeout(env sim.CoordinatorEnv, m *member, out *sim.Effects) {
 	m.rebalanceTimeoutEpoch = m.Epoch
-	out.SetTimer(sim.TimerID{Kind: timerRebalance, Member: m.id}, env.Now+m.rebalanceTimeout)
+	out.SetTimer(m.timer(timerRebalance), env.Now+m.rebalanceTimeout)
 }
 
 func (c *Coordinator) onSessionTimeout(env sim.CoordinatorEnv, id string, out *sim.Effects) {
@@ -342,7 +344,7 @@ func (c *Coordinator) fenceByTimer(env sim.CoordinatorEnv, id, reason string, ou
 }
 
 // consumerGroupLeave handles epochs -1 and -2 (GroupMetadataManager.consumerGroupLeave).
-func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoint, req ConsumerGroupHeartbeatRequest, out *sim.Effects) {
+func (c *Coordinator) consumerGroupLeave(env sim.CoordinatorEnv, from sim.Endpoint, req *ConsumerGroupHeartbeatRequest, out *sim.Effects) {
 	if c.consumer == nil {
 		c.replyHeartbeatError(from, req, GroupIDNotFound, out)
 		return
@@ -408,7 +410,7 @@ func (c *Coordinator) consumerGroupFenceMember(env sim.CoordinatorEnv, m *member
 func (c *Coordinator) removeMemberAndBump(env sim.CoordinatorEnv, m *member, reason string, out *sim.Effects) {
 	g := c.consumer
 	g.removeMember(m)
-	c.cancelTimers(m.id, out)
+	c.cancelTimers(m, out)
 	c.noteMemberRemoved(m, reason, out)
 	g.subscriptionMetadata = g.computeSubscriptionMetadata(env.Metadata)
 	c.bumpGroupEpoch("member "+m.id+" removed: "+reason, out)

@@ -30,7 +30,7 @@ func (c *Coordinator) downgradeAllowed() bool {
 // group (maybeDeleteEmptyClassicGroup); this is always allowed.
 func (c *Coordinator) deleteEmptyClassicGroup(env sim.CoordinatorEnv, out *sim.Effects) {
 	c.classic.CancelTimers(out)
-	g := newConsumerGroup(c.cfg, c.assignors)
+	g := newConsumerGroup(c.cfg, c.assignors, c.handles)
 	// From Kafka 4.3 a new group starts at epoch 1 with an empty target
 	// of epoch 1 (KAFKA-20268: GroupMetadataManager initializes groups at
 	// epoch 1 so that the first computed assignment is epoch 2, and a
@@ -69,7 +69,7 @@ func (c *Coordinator) convertToConsumerGroup(env sim.CoordinatorEnv, out *sim.Ef
 	}
 	cg.CancelTimers(out)
 
-	g := newConsumerGroup(c.cfg, c.assignors)
+	g := newConsumerGroup(c.cfg, c.assignors, c.handles)
 	g.groupEpoch = gen
 	g.setTarget(gen, nil, nil)
 	for _, cm := range cg.Members() {
@@ -138,13 +138,13 @@ func (c *Coordinator) convertToClassicGroup(env sim.CoordinatorEnv, leaving, joi
 		// The leaving member is still in the group; it is simply not carried over.
 		c.noteMemberRemoved(leaving, reason, out)
 	}
-	c.cancelTimers(leaving.id, out)
+	c.cancelTimers(leaving, out)
 	var members []*classic.Member
 	var last *classic.Member
 	// ClassicGroup.fromConsumerGroup adds the members in the consumer
 	// group's map order, so the first of them leads.
 	for _, m := range g.timelineOrder(false) {
-		c.cancelTimers(m.id, out)
+		c.cancelTimers(m, out)
 		if m == leaving {
 			continue
 		}
@@ -160,5 +160,5 @@ func (c *Coordinator) convertToClassicGroup(env sim.CoordinatorEnv, leaving, joi
 	if last != nil {
 		members = append(members, last)
 	}
-	c.becomeClassic(classic.FromConsumerGroup(env, c.cfg, g.groupEpoch, members, c.nextID, joining == nil, out), out)
+	c.becomeClassic(classic.FromConsumerGroup(env, c.cfg, g.groupEpoch, members, c.nextID, c.handles, joining == nil, out), out)
 }
