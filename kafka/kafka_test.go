@@ -134,3 +134,30 @@ func TestEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestSameMap checks the shortcut Equal takes: the same map is the same,
+// a copy of it is not (Equal walks it), and nil is only nil.
+func TestSameMap(t *testing.T) {
+	a := Assignment{"orders": {0, 1}}
+	b := Assignment{"orders": {0, 1}}
+	var none Assignment
+	for _, c := range []struct {
+		x, y Assignment
+		want bool
+	}{
+		{a, a, true},
+		{a, b, false},
+		{none, none, true},
+		{none, Assignment{}, false},
+	} {
+		if got := sameMap(c.x, c.y); got != c.want {
+			t.Errorf("sameMap(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
+		}
+		if !c.x.Equal(c.y) && c.want {
+			t.Errorf("%v is not Equal to the same map", c.x)
+		}
+	}
+	if !a.Equal(b) {
+		t.Errorf("%v and its copy are not Equal", a)
+	}
+}

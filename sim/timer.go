@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math/bits"
 	"time"
 )
 
@@ -40,23 +38,22 @@ type timer struct {
 
 // timerSet holds one model's timers by id, and finds them without hashing
 // anything. The timers of a kind alone (a client's heartbeat, the
-// coordinator's join timer), a handful per model, are found in a short
-// list by their kinds, which are bytes: the eight kinds are read as one
-// word and the timer's place found in it with a few arithmetic steps,
-// wherever it is (matchKind). The coordinator's timers kept per member, a
-// few per member, are found by the member's handle, an index, and then by
-// kind among that member's.
+// coordinator's join timer), a handful per model, are found by a scan of
+// a short list of their kinds (a pointer each, so comparisons are
+// cheap); the coordinator's timers kept per member, a few per member, are
+// found by the member's handle, an index, and then by kind among that
+// member's.
 //
 // The short list sits in the set itself, which lives in its process,
-// behind the fields every event of the process reads: the search reads
+// behind the fields every event of the process reads: the scan reads
 // memory the step has just touched, and the timer it finds is the first
 // other memory it reads. The list stays in the order the timers were
-// made.
+// made: moving a found timer towards the front cost more (a swap of two
+// entries that hold pointers, with the collector's write barriers) than
+// the shorter scans saved.
 type timerSet struct {
-	n int // entries of short in use
-	// kinds are the kinds of short's timers; those past n are 0, no kind.
-	kinds [shortTimers]uint8
-	short [shortTimers]*timer
+	n     int // entries of short in use
+	short [shortTimers]kindTimer
 	// byMember[h] holds the timers of the member with handle h; byMember[0]
 	// those of a kind alone past the short list's room.
 	byMember [][]*timer
@@ -64,15 +61,22 @@ type timerSet struct {
 	list []*timer
 }
 
+// kindTimer is a timer of a kind alone, with no member.
+type kindTimer struct {
+	kind TimerKind
+	t    *timer
+}
+
 // shortTimers is the room for timers of a kind alone in a timerSet's
-// short list: more than any model has, and the bytes of a word, which
-// matchKind reads at once.
+// short list: more than any model has.
 const shortTimers = 8
 
 func (s *timerSet) get(id TimerID) *timer {
 	if id.Handle == 0 {
-		if i := matchKind(&s.kinds, id.Kind); i < s.n {
-			return s.short[i]
+		for i := range s.short[:s.n] {
+			if e := &s.short[i]; e.kind == id.Kind {
+				return e.t
+			}
 		}
 	}
 	if int(id.Handle) < len(s.byMember) {
@@ -89,7 +93,7 @@ func (s *timerSet) add(t *timer) {
 	s.list = append(s.list, t)
 	h := t.id.Handle
 	if h == 0 && s.n < shortTimers {
-		s.kinds[s.n], s.short[s.n] = uint8(t.id.Kind), t
+		s.short[s.n] = kindTimer{kind: t.id.Kind, t: t}
 		s.n++
 		return
 	}
@@ -97,18 +101,6 @@ func (s *timerSet) add(t *timer) {
 		s.byMember = append(s.byMember, make([][]*timer, int(h)+1-len(s.byMember))...)
 	}
 	s.byMember[h] = append(s.byMember[h], t)
-}
-
-// matchKind returns the place of the first k in kinds, or len(kinds) if k
-// is not there. It compares the eight bytes at once: the word that
-// holds them, XORed with k in every byte, has a zero byte where kinds
-// holds k, and the lowest zero byte of a word x is the lowest byte of
-// (x - 0x01…01) &^ x with its top bit set (a borrow can only set bits
-// above a zero byte, so the lowest one found is a true match).
-func matchKind(kinds *[shortTimers]uint8, k TimerKind) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	x := binary.LittleEndian.Uint64(kinds[:]) ^ (ones * uint64(k))
-	return bits.TrailingZeros64((x-ones)&^x&highs) / 8
 }
 
 // sameTimer tells whether a and b name the same timer: the same kind of

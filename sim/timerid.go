@@ -1,62 +1,32 @@
 package sim
 
-import (
-	"fmt"
-	"sync"
-)
-
-// TimerKind names a kind of timer ("session", "heartbeat"). It is a small
-// number, so that the simulator finds a model's timer by comparing
-// numbers; its name, which transcripts and panics print, is written once,
-// where a model declares the kind:
+// TimerKind names a kind of timer ("session", "heartbeat"). A model
+// declares each of its kinds once, in a package-level variable, and the
+// simulator finds a model's timer by comparing kinds, which compares one
+// pointer; the name, which transcripts and panics print, is written once,
+// where the kind is declared:
 //
 //	var timerSession = sim.NewTimerKind("session")
 //
-// Kinds are equal exactly when their names are, whichever model declared
-// them. The zero TimerKind is no kind.
-type TimerKind uint8
+// Each declaration is a kind of its own, even under a name another model
+// uses too: nothing but the declaring model sets or cancels its timers.
+// The zero TimerKind is no kind.
+type TimerKind struct{ name *string }
 
-// timerKindNames holds the name of every kind, indexed by kind; the zero
-// kind is unnamed. It is the one table sim keeps for the whole program:
-// kinds are declared when packages initialise and never change, and what
-// a run outputs reads only their names, never their numbers, so it does
-// not depend on which package declared a kind first.
-var timerKindNames = struct {
-	sync.Mutex
-	names []string
-}{names: []string{""}}
-
-// NewTimerKind returns the kind named name, declaring it on first use. A
-// model declares its kinds once, in package-level variables; there is room
-// for 255 kinds in a program, and declaring one more panics.
+// NewTimerKind declares a kind of timer named name.
 func NewTimerKind(name string) TimerKind {
 	if name == "" {
 		panic("sim: a timer kind needs a name")
 	}
-	t := &timerKindNames
-	t.Lock()
-	defer t.Unlock()
-	for k, n := range t.names {
-		if n == name {
-			return TimerKind(k)
-		}
-	}
-	if len(t.names) > 255 {
-		panic(fmt.Sprintf("sim: no room for timer kind %q: a program has at most 255", name))
-	}
-	t.names = append(t.names, name)
-	return TimerKind(len(t.names) - 1)
+	return TimerKind{name: &name}
 }
 
 // String is the kind's name.
 func (k TimerKind) String() string {
-	t := &timerKindNames
-	t.Lock()
-	defer t.Unlock()
-	if int(k) < len(t.names) {
-		return t.names[k]
+	if k.name == nil {
+		return ""
 	}
-	return fmt.Sprintf("TimerKind(%d)", uint8(k))
+	return *k.name
 }
 
 // MemberHandle is a coordinator's number for one of its member ids (see

@@ -2,20 +2,30 @@ package sim
 
 import "testing"
 
-func TestTimerKindsAreTheirNames(t *testing.T) {
+func TestTimerKindsAreTheirDeclarations(t *testing.T) {
 	a, b := NewTimerKind("test-kind-a"), NewTimerKind("test-kind-b")
-	if a == b || a == 0 || b == 0 {
-		t.Fatalf("two names gave kinds %d and %d", a, b)
+	var none TimerKind
+	if a == b || a == none || b == none {
+		t.Fatalf("two declarations gave kinds %v and %v", a, b)
 	}
-	// A second declaration of a name, by another model say, is the same
-	// kind, as two equal strings were the same kind before kinds were
-	// numbers.
-	if again := NewTimerKind("test-kind-a"); again != a {
-		t.Errorf("test-kind-a declared again is kind %d, want %d", again, a)
+	// A second declaration under the same name, by another model say, is
+	// a kind of its own: a model's timers are its own, and the set of
+	// timers a coordinator holds for its classic groups and its consumer
+	// groups keeps them apart even if they share a name.
+	again := NewTimerKind("test-kind-a")
+	if again == a {
+		t.Errorf("test-kind-a declared again is the same kind")
+	}
+	var s timerSet
+	s.add(&timer{id: TimerID{Kind: a}})
+	if got := s.get(TimerID{Kind: again}); got != nil {
+		t.Errorf("a kind declared again under a's name found a's timer %v", got.id)
 	}
 	for id, want := range map[TimerID]string{
 		{Kind: a}:                            "test-kind-a",
+		{Kind: again}:                        "test-kind-a",
 		{Kind: b, Handle: 3, Member: "c1-1"}: "test-kind-b/c1-1",
+		{}:                                   "",
 	} {
 		if got := id.String(); got != want {
 			t.Errorf("%#v prints %q, want %q", id, got, want)
@@ -58,32 +68,5 @@ func TestTimerSetFindsMemberTimersByHandle(t *testing.T) {
 	}
 	if got := s.get(TimerID{Kind: session}); got != nil {
 		t.Errorf("a kind armed only per member found %v alone", got.id)
-	}
-}
-
-// TestMatchKindFindsTheFirst checks the word-at-a-time search against a
-// plain scan, for every kind in every place of lists with repeats and
-// zeros (a list's unused room).
-func TestMatchKindFindsTheFirst(t *testing.T) {
-	lists := [][shortTimers]uint8{
-		{},
-		{1, 2, 3, 4, 5, 6, 7, 8},
-		{255, 1, 128, 127, 0x81, 0x80, 1, 0},
-		{3, 3, 0, 0, 0, 0, 0, 0},
-		{0x01, 0x00, 0x01, 0x00, 0xff, 0xfe, 0x02, 0x7f},
-	}
-	for _, kinds := range lists {
-		for k := 0; k < 256; k++ {
-			want := len(kinds)
-			for i, x := range kinds {
-				if x == uint8(k) {
-					want = i
-					break
-				}
-			}
-			if got := matchKind(&kinds, TimerKind(k)); got != want {
-				t.Errorf("matchKind(%v, %d) = %d, want %d", kinds, k, got, want)
-			}
-		}
 	}
 }
