@@ -7,7 +7,6 @@ import (
 
 	"github.com/rebalsim/rebalsim/kafka"
 	"github.com/rebalsim/rebalsim/protocols/classic/assignor"
-	"github.com/rebalsim/rebalsim/protocols/internal/slab"
 	"github.com/rebalsim/rebalsim/sim"
 )
 
@@ -143,12 +142,6 @@ type Client struct {
 	// assignScratch is the assignor's working memory, kept from one
 	// rebalance this client leads to the next.
 	assignScratch assignor.Scratch
-	// joins, syncs and heartbeats make the client's requests (package
-	// slab): a member of a large group in a rolling restart sends each
-	// of them again in every one of its many rebalances.
-	joins      slab.Slab[joinGroup]
-	syncs      slab.Slab[SyncGroupRequest]
-	heartbeats slab.Slab[HeartbeatRequest]
 
 	backoffUntil time.Duration
 	backoff      time.Duration
@@ -337,8 +330,8 @@ type joinGroup struct {
 }
 
 func (c *Client) joinRequest() *JoinGroupRequest {
-	made := c.joins.New(joinGroup{req: JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
-		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}})
+	made := &joinGroup{req: JoinGroupRequest{ClientID: c.cfg.ClientID, MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID,
+		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval}}
 	req := &made.req
 	switch n := len(c.assignors); {
 	case n == len(made.one):
@@ -406,7 +399,7 @@ func (c *Client) onJoinGroupResponse(env sim.ClientEnv, r JoinGroupResponse, out
 		c.setState(completingRebalance, out)
 		c.heartbeatOn = true
 		out.SetClientTimer(sim.TimerID{Kind: timerHeartbeat}, env.Now+c.cfg.HeartbeatInterval, sim.BackgroundThread)
-		sync := c.syncs.New(SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation})
+		sync := &SyncGroupRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
 		if r.Leader != c.memberID {
 			// Only the leader watches the metadata for new partitions: a
 			// member that is no longer leader forgets what it last
@@ -629,7 +622,8 @@ func (c *Client) onHeartbeatTick(env sim.ClientEnv, out *sim.Effects) {
 func (c *Client) heartbeatRequest() *HeartbeatRequest {
 	req := HeartbeatRequest{MemberID: c.memberID, GroupInstanceID: c.cfg.GroupInstanceID, Generation: c.generation}
 	if c.heartbeat == nil || req != c.heartbeatFor {
-		c.heartbeat, c.heartbeatFor = c.heartbeats.New(req), req
+		sent := req
+		c.heartbeat, c.heartbeatFor = &sent, req
 	}
 	return c.heartbeat
 }

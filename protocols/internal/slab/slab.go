@@ -4,13 +4,11 @@
 // an interface is copied to the heap: one allocation per message, half
 // of all a run makes. So the models send pointers, and a sender of many
 // messages of one kind (a coordinator's responses, a consumer-protocol
-// client's heartbeats, a classic client's JoinGroup, SyncGroup and
-// heartbeats, which a member of a large group sends again in every one
-// of the many rebalances of a rolling restart) makes them with a Slab: a
-// copy of the message in a chunk the Slab keeps, so that many messages
-// share an allocation. A chunk lives as long as any message in it does;
-// nothing is reused, so a message, once sent, never changes. A sender of
-// few messages of a kind (a LeaveGroup, once a life) takes their address
+// client's heartbeats) makes them with a Slab: a copy of the message in
+// a chunk the Slab keeps, so that many messages share an allocation. A
+// chunk lives as long as any message in it does; nothing is reused, so a
+// message, once made, never changes. A sender of few messages of a kind
+// (a classic client's JoinGroup, once a rebalance) takes their address
 // instead: a chunk would cost it more bytes than it saves allocations.
 package slab
 
