@@ -917,6 +917,11 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 		idxs = slices.Sorted(slices.Values(idxs))
 	}
 	var held []int
+	if !all && slices.Equal(idxs, before) {
+		// An eager revoke names exactly what the member holds, in its
+		// order: nothing to look up one by one.
+		all = true
+	}
 	if !all {
 		for k, idx := range idxs {
 			if _, in := slices.BinarySearch(before, idx); in && (k == 0 || idx != idxs[k-1]) {
