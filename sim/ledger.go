@@ -928,9 +928,9 @@ func (l *ledger) touchParts(proc int, idxs []int, change func()) {
 				held = append(held, idx)
 			}
 		}
-		// A change that reaches all the member holds (an eager revoke,
-		// an assignment to a member holding nothing) leaves nothing to
-		// skip.
+		// Another change that reaches all the member holds (an
+		// assignment to a member holding nothing, a revoke naming
+		// partitions besides its own) leaves nothing to skip either.
 		all = len(held) == len(before)
 	}
 	if all {
