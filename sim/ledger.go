@@ -32,7 +32,11 @@ type ledger struct {
 	windowStart time.Duration
 	// windowSec is windowStart in seconds, for the latency pieces.
 	windowSec float64
-	procs     []*procLedger
+	// secIn and secOut are the last conversion secs made; their zero
+	// values already agree, as sec(0) is 0.
+	secIn  time.Duration
+	secOut float64
+	procs  []*procLedger
 	// parts are the partitions' state by ledger index, side by side in
 	// one array (part).
 	parts []partLedger
@@ -60,7 +64,9 @@ type ledger struct {
 	// catching is set while catchUp applies the instants partitions ran
 	// out of lag, so that the lag it observes on the way does not recurse.
 	catching bool
-	peakLag  float64
+	// catchProcs is catchUp's list of the processes an instant touches.
+	catchProcs []int
+	peakLag    float64
 	// lagPath follows the total lag over the window for lag_recovery_seconds.
 	lagPath lagPath
 	// stepPeak is the highest total lag observed since the last chart
@@ -355,6 +361,16 @@ func (l *ledger) part(idx int) *partLedger { return &l.parts[idx] }
 
 func sec(d time.Duration) float64 { return d.Seconds() }
 
+// secs is sec(d), kept for the last d converted: walking a member's
+// partitions, the ledger converts the same instants (now, the instant
+// their lag lines were set) over and over, and a conversion divides.
+func (l *ledger) secs(d time.Duration) float64 {
+	if d != l.secIn {
+		l.secIn, l.secOut = d, sec(d)
+	}
+	return l.secOut
+}
+
 // overlap returns the part of [a, b] inside the measurement window.
 func (l *ledger) overlap(a, b time.Duration) time.Duration {
 	if a < l.windowStart {
@@ -483,7 +499,7 @@ func (l *ledger) ownerAt(p *partLedger, o *ownership, mode ownerMode, t time.Dur
 	}
 	// The rate and share are those since the anchor (rate0, alloc0),
 	// which a change about to settle the partition may have replaced.
-	full := sec(t - p.since)
+	full := l.secs(t - p.since)
 	switch mode {
 	case modeDriver:
 		lag := l.lagAt(p, t)
@@ -591,7 +607,7 @@ func (l *ledger) accrualChanged(p *partLedger, owner int) bool {
 }
 
 func (l *ledger) lagAt(p *partLedger, t time.Duration) float64 {
-	v := p.lag + p.slope*sec(t-p.lagT)
+	v := p.lag + p.slope*l.secs(t-p.lagT)
 	if v < 0 {
 		return 0
 	}
@@ -665,7 +681,7 @@ func (l *ledger) lineIn(p *partLedger) {
 	}
 	pr := l.procs[p.driverProc]
 	pr.lines++
-	pr.lagA += p.lag - p.slope*sec(p.lagT)
+	pr.lagA += p.lag - p.slope*l.secs(p.lagT)
 	pr.lagS += p.slope
 	p.lineProc = p.driverProc
 }
@@ -796,7 +812,7 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 	cur := l.lagAt(p, t)
 	l.lineOut(p)
 	if p.active {
-		l.sumA -= p.lag - p.slope*sec(p.lagT)
+		l.sumA -= p.lag - p.slope*l.secs(p.lagT)
 		l.sumS -= p.slope
 		p.active = false
 	}
@@ -812,7 +828,7 @@ func (l *ledger) setSlope(p *partLedger, slope float64, t time.Duration) {
 		return
 	}
 	p.active = true
-	l.sumA += p.lag - p.slope*sec(p.lagT)
+	l.sumA += p.lag - p.slope*l.secs(p.lagT)
 	l.sumS += p.slope
 	l.lineIn(p)
 	if slope < 0 {

@@ -34,8 +34,16 @@ func newLoadCurve(steps []LoadStep) *loadCurve {
 	return c
 }
 
+// The curve of a topic without load steps has one step, which every
+// lookup lands on: the ledger asks for it on every change to one of the
+// topic's partitions, so it answers without a search. The formulas are
+// the same either way, so the results are too.
+
 // factorAt is the factor in force at t.
 func (c *loadCurve) factorAt(t time.Duration) float64 {
+	if len(c.at) == 1 {
+		return c.factor[0]
+	}
 	i, found := slices.BinarySearch(c.at, sec(t))
 	if !found {
 		i--
@@ -45,36 +53,53 @@ func (c *loadCurve) factorAt(t time.Duration) float64 {
 
 // m is the integral of the factor from 0 to t (seconds).
 func (c *loadCurve) m(t float64) float64 {
-	i, found := slices.BinarySearch(c.at, t)
-	if !found {
-		i--
+	i := 0
+	if len(c.at) > 1 {
+		i = stepOf(c.at, t)
 	}
-	i = max(i, 0)
 	return c.cum[i] + c.factor[i]*(t-c.at[i])
 }
 
 // inv is the instant at which the integral reached u: when the record at
 // that position was produced.
 func (c *loadCurve) inv(u float64) float64 {
-	i, found := slices.BinarySearch(c.cum, u)
-	if !found {
-		i--
+	i := 0
+	if len(c.cum) > 1 {
+		i = stepOf(c.cum, u)
 	}
-	i = max(i, 0)
 	return c.at[i] + (u-c.cum[i])/c.factor[i]
 }
 
-// breaks returns the integrals strictly between u0 and u1 at which the
-// factor changes.
-func (c *loadCurve) breaks(u0, u1 float64) []float64 {
-	lo, _ := slices.BinarySearch(c.cum, u0)
-	var out []float64
-	for i := lo; i < len(c.cum) && c.cum[i] < u1; i++ {
-		if c.cum[i] > u0 {
-			out = append(out, c.cum[i])
-		}
+// stepOf is the step whose start in xs (at or cum) is the last at or
+// before x, the first for an x before every start.
+func stepOf(xs []float64, x float64) int {
+	i, found := slices.BinarySearch(xs, x)
+	if !found {
+		i--
 	}
-	return out
+	return max(i, 0)
+}
+
+// breaks returns the integrals strictly between u0 and u1 at which the
+// factor changes, in order. The slice is the curve's own: it must not be
+// changed, and its capacity ends with it, so that an append copies.
+func (c *loadCurve) breaks(u0, u1 float64) []float64 {
+	if len(c.cum) == 1 {
+		if c.cum[0] > u0 && c.cum[0] < u1 {
+			return c.cum[:1:1]
+		}
+		return nil
+	}
+	lo, _ := slices.BinarySearch(c.cum, u0)
+	end := lo
+	for end < len(c.cum) && c.cum[end] < u1 {
+		end++
+	}
+	// cum never decreases, so the breaks above u0 end the range.
+	for lo < end && c.cum[lo] <= u0 {
+		lo++
+	}
+	return c.cum[lo:end:end]
 }
 
 // topicLoad is what the world knows of a topic's production: each

@@ -59,11 +59,22 @@ func (l *ledger) backlog(p *partLedger, s0, s1, u0, u1 float64) {
 	l.closeZero(p)
 	at := func(u float64) float64 { return s0 + (u-u0)/(u1-u0)*(s1-s0) }
 	prev := u0
-	for _, u := range append(p.curve.breaks(u0, u1), u1) {
+	breaks := p.curve.breaks(u0, u1)
+	for k := range len(breaks) + 1 {
+		u := pieceEnd(breaks, k, u1)
 		ta, tb := at(prev), at(u)
 		l.addPiece(p, latencyPiece{t0: ta, t1: tb, w0: ta - p.curve.inv(prev), w1: tb - p.curve.inv(u), mass: p.base * (u - prev)})
 		prev = u
 	}
+}
+
+// pieceEnd is where the k-th piece of a stretch from u0 to u1 ends: at
+// the k-th of the load's breaks between them, and the last one at u1.
+func pieceEnd(breaks []float64, k int, u1 float64) float64 {
+	if k < len(breaks) {
+		return breaks[k]
+	}
+	return u1
 }
 
 // caughtUp extends the partition's stretch of zero-latency departures
@@ -125,7 +136,9 @@ func (l *ledger) censor(p *partLedger, t time.Duration) {
 	u1 := p.curve.m(st)
 	u0 := u1 - lag/p.base
 	prev := u0
-	for _, u := range append(p.curve.breaks(u0, u1), u1) {
+	breaks := p.curve.breaks(u0, u1)
+	for k := range len(breaks) + 1 {
+		u := pieceEnd(breaks, k, u1)
 		l.addPiece(p, latencyPiece{t0: st, t1: st, w0: st - p.curve.inv(prev), w1: st - p.curve.inv(u), mass: p.base * (u - prev)})
 		prev = u
 	}
@@ -155,7 +168,7 @@ func (l *ledger) observePartition(p *partLedger, newLag float64, t time.Duration
 	}
 	p.peakLag = max(p.peakLag, newLag)
 	if newLag > 0 && p.base > 0 {
-		st := sec(t)
+		st := l.secs(t)
 		p.maxAge = max(p.maxAge, st-p.curve.inv(p.curve.m(st)-newLag/p.base))
 	}
 }

@@ -384,7 +384,11 @@ func (l *ledger) catchUp(t time.Duration) {
 		if l.lagPath.started && at >= l.windowStart {
 			l.lagPath.record(at, l.sumLag(at))
 		}
-		var procs []int
+		// The owners of the instant's partitions, each once: a crowd
+		// comes from few members, one after another, so most repeats
+		// are the last one added. The list is the ledger's, as catchUp
+		// does not run within itself.
+		procs := l.catchProcs[:0]
 		for _, z := range l.zeros.take() {
 			p := l.part(z.part)
 			if z.ver != p.zeroVer || !p.active {
@@ -402,7 +406,7 @@ func (l *ledger) catchUp(t time.Duration) {
 			p.viewLag = 0
 			l.settle(p.idx, at)
 			l.lineOut(p)
-			l.sumA -= p.lag - p.slope*sec(p.lagT)
+			l.sumA -= p.lag - p.slope*l.secs(p.lagT)
 			l.sumS -= p.slope
 			p.active = false
 			p.lag, p.lagT, p.slope = 0, at, 0
@@ -412,11 +416,14 @@ func (l *ledger) catchUp(t time.Duration) {
 			for i := range p.owners {
 				proc := p.owners[i].proc
 				l.procs[proc].drained = append(l.procs[proc].drained, p.idx)
-				procs = append(procs, proc)
+				if n := len(procs); n == 0 || procs[n-1] != proc {
+					procs = append(procs, proc)
+				}
 			}
 		}
 		slices.Sort(procs)
 		procs = slices.Compact(procs)
+		l.catchProcs = procs
 		for _, proc := range procs {
 			l.redemand(proc, at)
 		}
