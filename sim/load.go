@@ -34,45 +34,43 @@ func newLoadCurve(steps []LoadStep) *loadCurve {
 	return c
 }
 
-// The curve of a topic without load steps has one step, which every
-// lookup lands on: the ledger asks for it on every change to one of the
-// topic's partitions, so it answers without a search. The formulas are
-// the same either way, so the results are too.
-
 // factorAt is the factor in force at t.
 func (c *loadCurve) factorAt(t time.Duration) float64 {
-	if len(c.at) == 1 {
-		return c.factor[0]
-	}
-	i, found := slices.BinarySearch(c.at, sec(t))
-	if !found {
-		i--
-	}
-	return c.factor[i]
+	return c.factor[stepOf(c.at, sec(t))]
 }
 
 // m is the integral of the factor from 0 to t (seconds).
 func (c *loadCurve) m(t float64) float64 {
-	i := 0
-	if len(c.at) > 1 {
-		i = stepOf(c.at, t)
-	}
+	i := stepOf(c.at, t)
 	return c.cum[i] + c.factor[i]*(t-c.at[i])
 }
 
 // inv is the instant at which the integral reached u: when the record at
 // that position was produced.
 func (c *loadCurve) inv(u float64) float64 {
-	i := 0
-	if len(c.cum) > 1 {
-		i = stepOf(c.cum, u)
-	}
+	i := stepOf(c.cum, u)
 	return c.at[i] + (u-c.cum[i])/c.factor[i]
 }
 
 // stepOf is the step whose start in xs (at or cum) is the last at or
 // before x, the first for an x before every start.
+//
+// The curve of a topic without load steps has one step, which every
+// lookup lands on, and the ledger looks on every change to one of the
+// topic's partitions: that curve is answered without a search. The
+// search is kept out of line so that stepOf is inlined where it is
+// called, and the one-step answer costs a comparison there.
 func stepOf(xs []float64, x float64) int {
+	if len(xs) == 1 {
+		return 0
+	}
+	return searchStep(xs, x)
+}
+
+// searchStep is stepOf for a curve of several steps.
+//
+//go:noinline
+func searchStep(xs []float64, x float64) int {
 	i, found := slices.BinarySearch(xs, x)
 	if !found {
 		i--
